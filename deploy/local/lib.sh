@@ -1,0 +1,188 @@
+# Helpers for deploy/local/stack: logging, templates, pid files, detached launch, probes.
+# Sourced, not executed. Expects STACK_NAME and STACK_DIR to be set.
+
+log() { printf '[stack %s] %s\n' "$STACK_NAME" "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+# render <template> <dest> VAR... : replaces @VAR@ with $VAR.
+# Pure bash so values with / | & need no escaping (quoted replacement = literal in bash 5.2).
+render() {
+	local src=$1 dst=$2 content var
+	shift 2
+	content=$(<"$src")
+	for var in "$@"; do
+		content=${content//"@${var}@"/"${!var}"}
+	done
+	if [[ $content =~ @[A-Z_]+@ ]]; then
+		die "template $src: unreplaced placeholder ${BASH_REMATCH[0]}"
+	fi
+	printf '%s\n' "$content" >"$dst.tmp"
+	mv -f "$dst.tmp" "$dst"
+}
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# ---- pid files --------------------------------------------------------------------------------
+# <svc>.pid holds the pid; <svc>.stime the kernel start time of that pid, so that a recycled pid
+# (after a reboot or a crash long ago) is never mistaken for, or killed as, one of ours.
+
+pidfile() { printf '%s/%s.pid' "$STACK_DIR" "$1"; }
+
+proc_stime() {
+	local stat
+	{ read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
+	stat=${stat##*) } # comm may contain spaces and parens
+	set -- $stat
+	printf '%s' "${20}"
+}
+
+# Zombies pass `kill -0`, and PID 1 here is not guaranteed to reap orphans.
+pid_alive() {
+	local stat
+	{ read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
+	stat=${stat##*) }
+	[[ ${stat:0:1} != Z ]]
+}
+
+# live_pid <svc>: prints the pid and succeeds if the service started by this stack is alive.
+live_pid() {
+	local f pid want
+	[[ -n $1 ]] || return 1
+	f=$(pidfile "$1")
+	[[ -f $f ]] || return 1
+	pid=$(<"$f")
+	[[ $pid =~ ^[0-9]+$ ]] || return 1
+	pid_alive "$pid" || return 1
+	if [[ -f $STACK_DIR/$1.stime ]]; then
+		want=$(<"$STACK_DIR/$1.stime")
+		[[ $(proc_stime "$pid") == "$want" ]] || return 1
+	fi
+	printf '%s' "$pid"
+}
+
+forget_pid() { rm -f "$(pidfile "$1")" "$STACK_DIR/$1.stime"; }
+
+# launch <svc> <logfile> <workdir> <cmd...>
+# Fully detached: own session (setsid), stdin from /dev/null, stdout/stderr to the log, and every
+# other inherited fd closed. CI harnesses (go test, GitHub Actions steps) wait until all writers of
+# their pipes exit; an inherited pipe or our flock fd would tie them to the service's lifetime.
+# The trampoline writes its own pid before exec, so the pid file is right even if setsid forks.
+launch() {
+	local svc=$1 logf=$2 wd=$3 pf i pid stime
+	shift 3
+	pf=$(pidfile "$svc")
+	forget_pid "$svc"
+	(
+		cd "$wd"
+		setsid nohup bash -c '
+			pf=$1; shift
+			for fd in /proc/$$/fd/*; do
+				fd=${fd##*/}
+				if (( fd > 2 )); then eval "exec ${fd}>&-"; fi
+			done
+			echo $$ >"$pf.tmp" && mv -f "$pf.tmp" "$pf"
+			exec "$@"' stack-launch "$pf" "$@" </dev/null >>"$logf" 2>&1 &
+	)
+	for ((i = 0; i < 100; i++)); do
+		if [[ -s $pf ]]; then
+			pid=$(<"$pf")
+			if stime=$(proc_stime "$pid"); then
+				printf '%s\n' "$stime" >"$STACK_DIR/$svc.stime"
+			fi
+			return 0
+		fi
+		sleep 0.05
+	done
+	die "$svc: process did not start (see $logf)"
+}
+
+# stop_services <svc...>: SIGTERM to each service's process group, up to STOP_TIMEOUT s, then
+# SIGKILL. The group is the session setsid created, so any children go too.
+stop_services() {
+	local svc pid deadline
+	local -a left
+	local -A pids=()
+	for svc in "$@"; do
+		if pid=$(live_pid "$svc"); then
+			pids[$svc]=$pid
+			log "stopping $svc (pid $pid)"
+			kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+		else
+			forget_pid "$svc"
+		fi
+	done
+	deadline=$((SECONDS + ${STOP_TIMEOUT:-20}))
+	while :; do
+		left=()
+		for svc in "${!pids[@]}"; do
+			if pid_alive "${pids[$svc]}" || pgrep -s "${pids[$svc]}" >/dev/null 2>&1; then
+				left+=("$svc")
+			fi
+		done
+		((${#left[@]} == 0)) && break
+		if ((SECONDS >= deadline)); then
+			for svc in "${left[@]}"; do
+				log "$svc did not stop within ${STOP_TIMEOUT:-20}s: SIGKILL"
+				kill -KILL -- "-${pids[$svc]}" 2>/dev/null || kill -KILL "${pids[$svc]}" 2>/dev/null || true
+			done
+			sleep 0.5
+			deadline=$((SECONDS + 5))
+			STOP_TIMEOUT=5
+			continue
+		fi
+		sleep 0.2
+	done
+	for svc in "${!pids[@]}"; do
+		forget_pid "$svc"
+		log "$svc stopped"
+	done
+}
+
+# wait_answer <svc> <timeout-s>: polls <svc>_answers until it succeeds; fails early if the
+# process dies, and shows the log tail either way.
+wait_answer() {
+	local svc=$1 limit=$2 start=$SECONDS
+	while :; do
+		if "${svc}_answers"; then
+			return 0
+		fi
+		if ! live_pid "$svc" >/dev/null; then
+			log "ERROR: $svc exited during startup"
+			show_log_tail "$svc"
+			return 1
+		fi
+		if ((SECONDS - start >= limit)); then
+			log "ERROR: $svc did not answer within ${limit}s (pid $(live_pid "$svc"))"
+			show_log_tail "$svc"
+			return 1
+		fi
+		sleep 0.5
+	done
+}
+
+show_log_tail() {
+	local f files
+	mapfile -t files < <("${1}_logs")
+	for f in "${files[@]}"; do
+		[[ -s $f ]] || continue
+		printf -- '----- tail of %s -----\n' "$f" >&2
+		tail -n 40 "$f" >&2
+	done
+}
+
+# apt_install <pkg...>: waits for another dpkg/apt (e.g. a provisioning script) instead of failing,
+# and refreshes the package lists only if the install fails without them.
+apt_install() {
+	local sudo=()
+	if ((EUID != 0)); then
+		command -v sudo >/dev/null || die "need root (or sudo) to apt-get install $*"
+		sudo=(sudo -n)
+	fi
+	local apt=("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 -y -q)
+	log "installing: $*"
+	if ! "${apt[@]}" install "$@" </dev/null >&2; then
+		log "apt-get install failed; running apt-get update and retrying"
+		"${apt[@]}" update </dev/null >&2
+		"${apt[@]}" install "$@" </dev/null >&2
+	fi
+}

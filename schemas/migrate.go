@@ -1,0 +1,201 @@
+// Package schemas holds every contract revtrack stores or streams: the ClickHouse migrations, the
+// Kafka topic declarations, the Go types of every Kafka message and their JSON schemas.
+package schemas
+
+import (
+	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// Migration is one versioned SQL file.
+type Migration struct {
+	Version    uint32
+	Name       string
+	Checksum   string
+	Statements []string
+}
+
+var fileRe = regexp.MustCompile(`^(\d{4})_([a-z0-9_]+)\.sql$`)
+
+// Migrations returns the embedded migrations in version order.
+func Migrations() ([]Migration, error) {
+	entries, err := fs.ReadDir(migrationFS, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var out []Migration
+	for _, e := range entries {
+		m := fileRe.FindStringSubmatch(e.Name())
+		if m == nil {
+			return nil, fmt.Errorf("migration file %q: want NNNN_name.sql", e.Name())
+		}
+		body, err := migrationFS.ReadFile("migrations/" + e.Name())
+		if err != nil {
+			return nil, err
+		}
+		v, _ := strconv.ParseUint(m[1], 10, 32)
+		sum := sha256.Sum256(body)
+		out = append(out, Migration{
+			Version:    uint32(v),
+			Name:       m[2],
+			Checksum:   hex.EncodeToString(sum[:]),
+			Statements: SplitStatements(string(body)),
+		})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	for i := 1; i < len(out); i++ {
+		if out[i].Version == out[i-1].Version {
+			return nil, fmt.Errorf("two migrations with version %04d", out[i].Version)
+		}
+	}
+	return out, nil
+}
+
+// SplitStatements drops comment lines and splits on a semicolon that ends a line. Migrations are
+// written so that no statement contains such a semicolon elsewhere.
+func SplitStatements(sql string) []string {
+	var b strings.Builder
+	for _, line := range strings.Split(sql, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "--") {
+			continue
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	var out []string
+	for _, s := range strings.Split(b.String(), ";\n") {
+		if s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), ";")); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Locker serialises migrators across processes; two instances starting at once must not interleave.
+type Locker interface {
+	Lock(ctx context.Context, name string, ttl time.Duration) (unlock func(context.Context) error, err error)
+}
+
+// Migrator applies pending migrations to one database and records them.
+type Migrator struct {
+	// Server is a connection to the server's default database, used to create Database.
+	Server driver.Conn
+	// DB is a connection to Database itself.
+	DB       func(ctx context.Context) (driver.Conn, error)
+	Database string
+	Locker   Locker
+	Log      *slog.Logger
+}
+
+const migrationsTable = "schema_migrations"
+
+// Result says what one run did.
+type Result struct {
+	Applied []uint32
+	Current uint32
+}
+
+// Run creates the database, takes the lock, and applies every migration not yet recorded. It is
+// idempotent: a second run applies nothing. Every DDL statement is IF NOT EXISTS, so a process that
+// dies between applying a migration and recording it leaves a state the next run completes.
+func (m *Migrator) Run(ctx context.Context) (Result, error) {
+	all, err := Migrations()
+	if err != nil {
+		return Result{}, err
+	}
+	if err := m.Server.Exec(ctx, "CREATE DATABASE IF NOT EXISTS "+m.Database); err != nil {
+		return Result{}, fmt.Errorf("create database %s: %w", m.Database, err)
+	}
+	unlock, err := m.Locker.Lock(ctx, "migrate:"+m.Database, 2*time.Minute)
+	if err != nil {
+		return Result{}, fmt.Errorf("migration lock: %w", err)
+	}
+	defer func() { _ = unlock(context.WithoutCancel(ctx)) }()
+
+	db, err := m.DB(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := db.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+migrationsTable+` (
+    version    UInt32,
+    name       String,
+    checksum   String,
+    applied_at DateTime('UTC')
+) ENGINE = ReplacingMergeTree(applied_at)
+ORDER BY version`); err != nil {
+		return Result{}, fmt.Errorf("create %s: %w", migrationsTable, err)
+	}
+	applied, err := appliedMigrations(ctx, db)
+	if err != nil {
+		return Result{}, err
+	}
+	var res Result
+	for _, mg := range all {
+		if sum, ok := applied[mg.Version]; ok {
+			if sum != mg.Checksum {
+				return res, fmt.Errorf("migration %04d_%s was changed after it was applied; add a new migration instead", mg.Version, mg.Name)
+			}
+			res.Current = mg.Version
+			continue
+		}
+		for i, st := range mg.Statements {
+			if err := db.Exec(ctx, st); err != nil {
+				return res, fmt.Errorf("migration %04d_%s statement %d: %w", mg.Version, mg.Name, i+1, err)
+			}
+		}
+		if err := record(ctx, db, mg); err != nil {
+			return res, err
+		}
+		m.Log.Info("migration applied", "version", mg.Version, "name", mg.Name)
+		res.Applied = append(res.Applied, mg.Version)
+		res.Current = mg.Version
+	}
+	return res, nil
+}
+
+func appliedMigrations(ctx context.Context, db driver.Conn) (map[uint32]string, error) {
+	rows, err := db.Query(ctx, "SELECT version, argMax(checksum, applied_at) FROM "+migrationsTable+" GROUP BY version")
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", migrationsTable, err)
+	}
+	defer rows.Close()
+	out := map[uint32]string{}
+	for rows.Next() {
+		var v uint32
+		var sum string
+		if err := rows.Scan(&v, &sum); err != nil {
+			return nil, err
+		}
+		out[v] = sum
+	}
+	return out, rows.Err()
+}
+
+func record(ctx context.Context, db driver.Conn, mg Migration) error {
+	b, err := db.PrepareBatch(ctx, "INSERT INTO "+migrationsTable+" (version, name, checksum, applied_at)")
+	if err != nil {
+		return fmt.Errorf("record migration %04d: prepare: %w", mg.Version, err)
+	}
+	if err := b.Append(mg.Version, mg.Name, mg.Checksum, time.Now().UTC()); err != nil {
+		return fmt.Errorf("record migration %04d: append: %w", mg.Version, err)
+	}
+	if err := b.Send(); err != nil {
+		return fmt.Errorf("record migration %04d: send: %w", mg.Version, err)
+	}
+	return nil
+}
