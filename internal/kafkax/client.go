@@ -1,6 +1,8 @@
 package kafkax
 
 import (
+	"context"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/plugin/kprom"
@@ -22,14 +24,19 @@ func NewProducer(c Config, name string, reg prometheus.Registerer) (*kgo.Client,
 	)...)
 }
 
-// NewConsumer returns a group consumer that never commits on its own: the consume loop commits only
-// after its sink accepted the batch, and blocks rebalances while a polled batch is in flight.
+// NewConsumer returns a group consumer that commits only records the consume loop has marked, and
+// the loop marks a record only after its sink accepted it. Marks (rather than "commit what was
+// polled") keep a shutdown or revoke in the middle of a failing sink write from committing records
+// that never reached ClickHouse. Rebalances wait while a polled batch is in flight.
 func NewConsumer(c Config, name, group string, topics []string, reg prometheus.Registerer, extra ...kgo.Opt) (*kgo.Client, error) {
 	opts := append(common(c, name, reg),
 		kgo.ConsumerGroup(group),
 		kgo.ConsumeTopics(topics...),
-		kgo.DisableAutoCommit(),
+		kgo.AutoCommitMarks(),
 		kgo.BlockRebalanceOnPoll(),
+		kgo.OnPartitionsRevoked(func(ctx context.Context, cl *kgo.Client, _ map[string][]int32) {
+			_ = cl.CommitMarkedOffsets(ctx)
+		}),
 		// A new group starts at the beginning so nothing produced before its first start is lost.
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),

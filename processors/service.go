@@ -1,0 +1,127 @@
+package processors
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/spf13/pflag"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/revtrack/revtrack/internal/kafkax"
+	"github.com/revtrack/revtrack/schemas"
+)
+
+// Config tunes every consume loop of the process component.
+type Config struct {
+	// GroupPrefix prefixes consumer-group names; each consumer has its own group.
+	GroupPrefix string
+	MaxPoll     int
+	Backoff     time.Duration
+	MaxBackoff  time.Duration
+}
+
+// DefaultConfig batches up to 5,000 records: large enough for efficient ClickHouse inserts, small
+// enough to bound memory and redelivery.
+func DefaultConfig() Config {
+	return Config{GroupPrefix: "revtrack", MaxPoll: 5000, Backoff: 200 * time.Millisecond, MaxBackoff: 10 * time.Second}
+}
+
+// RegisterFlags binds the processor flags.
+func (c *Config) RegisterFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.GroupPrefix, "process-group-prefix", c.GroupPrefix, "prefix of the processors' consumer-group names")
+	fs.IntVar(&c.MaxPoll, "process-max-poll", c.MaxPoll, "maximum records per consumed batch")
+	fs.DurationVar(&c.Backoff, "process-backoff", c.Backoff, "first wait after a failed ClickHouse write")
+	fs.DurationVar(&c.MaxBackoff, "process-max-backoff", c.MaxBackoff, "longest wait between ClickHouse write attempts")
+}
+
+// Validate checks the processor settings.
+func (c Config) Validate() error {
+	var errs []error
+	if c.GroupPrefix == "" {
+		errs = append(errs, errors.New("process-group-prefix: must not be empty"))
+	}
+	if c.MaxPoll < 1 || c.MaxPoll > 100000 {
+		errs = append(errs, errors.New("process-max-poll: must be between 1 and 100000"))
+	}
+	if c.Backoff <= 0 || c.MaxBackoff < c.Backoff {
+		errs = append(errs, errors.New("process-backoff must be positive and at most process-max-backoff"))
+	}
+	return errors.Join(errs...)
+}
+
+// Deps are the shared clients the processors use.
+type Deps struct {
+	Kafka      kafkax.Config
+	ClickHouse driver.Conn
+	// Producer writes dead letters (and, in later stages, derived topics).
+	Producer *kgo.Client
+	Registry prometheus.Registerer
+	Log      *slog.Logger
+}
+
+type runner interface{ Run(ctx context.Context) error }
+
+// Service runs every consume loop of the process component.
+type Service struct {
+	loops   []runner
+	clients []*kgo.Client
+	log     *slog.Logger
+}
+
+// New builds the consumers. Nothing connects until Run.
+func New(cfg Config, d Deps) (*Service, error) {
+	s := &Service{log: d.Log}
+	dlq := &DeadLetterWriter{Producer: d.Producer, Topic: d.Kafka.Topic(schemas.TopicDeadLetters)}
+	type spec struct {
+		name  string
+		topic string
+		build func(cl *kgo.Client, m *LoopMetrics, log *slog.Logger) runner
+	}
+	specs := []spec{
+		{"land-server-events", schemas.TopicServerEvents, func(cl *kgo.Client, m *LoopMetrics, log *slog.Logger) runner {
+			return &Loop[schemas.ServerEvent]{Name: "land-server-events", Consumer: cl, Decode: decodeJSON[schemas.ServerEvent],
+				Sink: &TableSink[schemas.ServerEvent]{Conn: d.ClickHouse, Insert: insertServerEvents, Row: serverEventRow},
+				DeadLetters: dlq, Metrics: m, Log: log, MaxPoll: cfg.MaxPoll, Backoff: cfg.Backoff, MaxBackoff: cfg.MaxBackoff}
+		}},
+		{"land-browser-events", schemas.TopicBrowserEvents, func(cl *kgo.Client, m *LoopMetrics, log *slog.Logger) runner {
+			return &Loop[schemas.BrowserEvent]{Name: "land-browser-events", Consumer: cl, Decode: decodeJSON[schemas.BrowserEvent],
+				Sink: &TableSink[schemas.BrowserEvent]{Conn: d.ClickHouse, Insert: insertBrowserEvents, Row: browserEventRow},
+				DeadLetters: dlq, Metrics: m, Log: log, MaxPoll: cfg.MaxPoll, Backoff: cfg.Backoff, MaxBackoff: cfg.MaxBackoff}
+		}},
+	}
+	for _, sp := range specs {
+		group := cfg.GroupPrefix + "." + sp.name + d.Kafka.TopicSuffix
+		cl, err := kafkax.NewConsumer(d.Kafka, sp.name, group, []string{d.Kafka.Topic(sp.topic)}, d.Registry)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.clients = append(s.clients, cl)
+		s.loops = append(s.loops, sp.build(cl, NewLoopMetrics(d.Registry, sp.name), d.Log.With("consumer", sp.name)))
+	}
+	return s, nil
+}
+
+// Run runs every loop until ctx ends, then leaves the groups (committing what was written).
+func (s *Service) Run(ctx context.Context) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for _, l := range s.loops {
+		g.Go(func() error { return l.Run(gctx) })
+	}
+	err := g.Wait()
+	s.Close()
+	return err
+}
+
+// Close leaves the consumer groups. The revoke hook commits marked offsets on the way out.
+func (s *Service) Close() {
+	for _, cl := range s.clients {
+		cl.Close()
+	}
+	s.clients = nil
+}
