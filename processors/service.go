@@ -64,7 +64,9 @@ type Deps struct {
 	Log      *slog.Logger
 }
 
-type runner interface{ Run(ctx context.Context) error }
+type runner interface {
+	Run(ctx context.Context) error
+}
 
 // Service runs every consume loop of the process component.
 type Service struct {
@@ -85,12 +87,12 @@ func New(cfg Config, d Deps) (*Service, error) {
 	specs := []spec{
 		{"land-server-events", schemas.TopicServerEvents, func(cl *kgo.Client, m *LoopMetrics, log *slog.Logger) runner {
 			return &Loop[schemas.ServerEvent]{Name: "land-server-events", Consumer: cl, Decode: decodeJSON[schemas.ServerEvent],
-				Sink: &TableSink[schemas.ServerEvent]{Conn: d.ClickHouse, Insert: insertServerEvents, Row: serverEventRow},
+				Sink:        &TableSink[schemas.ServerEvent]{Conn: d.ClickHouse, Insert: insertServerEvents, Row: serverEventRow},
 				DeadLetters: dlq, Metrics: m, Log: log, MaxPoll: cfg.MaxPoll, Backoff: cfg.Backoff, MaxBackoff: cfg.MaxBackoff}
 		}},
 		{"land-browser-events", schemas.TopicBrowserEvents, func(cl *kgo.Client, m *LoopMetrics, log *slog.Logger) runner {
 			return &Loop[schemas.BrowserEvent]{Name: "land-browser-events", Consumer: cl, Decode: decodeJSON[schemas.BrowserEvent],
-				Sink: &TableSink[schemas.BrowserEvent]{Conn: d.ClickHouse, Insert: insertBrowserEvents, Row: browserEventRow},
+				Sink:        &TableSink[schemas.BrowserEvent]{Conn: d.ClickHouse, Insert: insertBrowserEvents, Row: browserEventRow},
 				DeadLetters: dlq, Metrics: m, Log: log, MaxPoll: cfg.MaxPoll, Backoff: cfg.Backoff, MaxBackoff: cfg.MaxBackoff}
 		}},
 	}
