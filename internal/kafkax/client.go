@@ -2,6 +2,7 @@ package kafkax
 
 import (
 	"context"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -50,7 +51,8 @@ func common(c Config, name string, reg prometheus.Registerer) []kgo.Opt {
 		kgo.ClientID(c.ClientID + "-" + name),
 	}
 	if reg != nil {
-		m := kprom.NewMetrics("revtrack_kafka", kprom.Registerer(prometheus.WrapRegistererWith(prometheus.Labels{"client": name}, reg)))
+		// One subsystem per client: kprom registers fixed label sets, so clients cannot share names.
+		m := kprom.NewMetrics("revtrack_kafka", kprom.Subsystem(strings.ReplaceAll(name, "-", "_")), kprom.Registerer(reg))
 		opts = append(opts, kgo.WithHooks(m))
 	}
 	return opts

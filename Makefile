@@ -1,0 +1,59 @@
+# revtrack. `make run` and `make test` install what is missing (Debian packages and Maven artifacts
+# through deploy/local/stack; Go modules through the Go toolchain).
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+GO ?= go
+BIN := bin/revtrack
+TEST_STACK := STACK_NAME=test deploy/local/stack
+GO_TEST_FLAGS ?= -count=1 -timeout 15m
+
+.PHONY: help tools build run test test-unit stack-up stack-down stack-status stack-test stack-test-down lint fmt tidy golden clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
+
+tools: ## Install the build tools that are missing (curl)
+	@command -v curl >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl)
+
+build: ## Build bin/revtrack
+	$(GO) build -o $(BIN) ./cmd/revtrack
+
+run: tools build ## Local stack up, migrate, demo data, every component; prints the ready line
+	deploy/local/run
+
+test: tools stack-test ## Every test, integration tests included, against the real test stack
+	eval "$$($(TEST_STACK) env)"; export REVTRACK_KAFKA_BROKERS REVTRACK_CLICKHOUSE_ADDR REVTRACK_REDIS_ADDR; \
+	$(GO) vet ./... && $(GO) test $(GO_TEST_FLAGS) ./...
+
+stack-up: ## Start the development stack (Kafka, ClickHouse, Redis)
+	deploy/local/stack up
+
+stack-down: ## Stop the development stack
+	deploy/local/stack down
+
+stack-status: ## Show the development stack
+	deploy/local/stack status
+
+stack-test: ## Start the test stack beside the development stack
+	$(TEST_STACK) up
+
+stack-test-down: ## Stop the test stack
+	$(TEST_STACK) down
+
+lint: ## gofmt and go vet
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) vet ./...
+
+fmt: ## Format the code
+	gofmt -w $$(git ls-files '*.go')
+
+tidy: ## go mod tidy
+	$(GO) mod tidy
+
+golden: ## Rewrite golden files after a deliberate contract change
+	UPDATE_GOLDEN=1 $(GO) test -count=1 ./...
+
+clean: ## Remove build output
+	rm -rf bin

@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/revtrack/revtrack/internal/httpserver"
+	"github.com/revtrack/revtrack/internal/obs"
+	"github.com/revtrack/revtrack/processors"
+)
+
+// components selects what one process runs.
+type components struct{ ingest, process, query, upload bool }
+
+func (c components) names() []string {
+	var out []string
+	for _, p := range []struct {
+		name string
+		on   bool
+	}{{"ingest", c.ingest}, {"process", c.process}, {"query", c.query}, {"upload", c.upload}} {
+		if p.on {
+			out = append(out, p.name)
+		}
+	}
+	return out
+}
+
+func (a *app) serveCommand(use, short string, c components) *cobra.Command {
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return a.serve(cmd.Context(), use, c) },
+	}
+}
+
+// serve runs the selected components until ctx ends: HTTP drains first (an accepted event must
+// reach Kafka), then the consumers commit and leave their groups, then the producer is flushed and
+// the stores closed.
+func (a *app) serve(ctx context.Context, name string, c components) error {
+	log := a.log.With("component", name)
+	reg := obs.NewRegistry()
+	startCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	in, err := a.openInfra(startCtx, true, reg)
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), a.cfg.HTTP.ShutdownTimeout)
+		defer cancel()
+		if err := in.close(cctx); err != nil {
+			log.Error("shutdown", "err", err)
+		}
+		log.Info("stopped")
+	}()
+
+	gin.SetMode(gin.ReleaseMode)
+	engine := gin.New()
+	engine.Use(gin.Recovery())
+	in.readiness().Register(engine)
+	engine.GET("/metrics", gin.WrapH(obs.MetricsHandler(reg)))
+
+	g, gctx := errgroup.WithContext(ctx)
+	if c.process {
+		svc, err := processors.New(a.cfg.Process, processors.Deps{Kafka: a.cfg.Kafka, ClickHouse: in.clickhouse,
+			Producer: in.producer, Registry: reg,
+			Log: log.With("component", "process")})
+		if err != nil {
+			return err
+		}
+		g.Go(func() error { return svc.Run(gctx) })
+	}
+
+	ln, err := net.Listen("tcp", a.cfg.HTTP.Addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", a.cfg.HTTP.Addr, err)
+	}
+	g.Go(func() error {
+		return httpserver.Serve(gctx, ln, engine, httpserver.Config{ReadHeaderTimeout: a.cfg.HTTP.ReadHeaderTimeout,
+			ShutdownTimeout: a.cfg.HTTP.ShutdownTimeout}, log)
+	})
+	log.Info("started", "components", c.names(), "base_url", a.cfg.HTTP.BaseURL)
+	return g.Wait()
+}

@@ -1,0 +1,128 @@
+// Package config is revtrack's typed configuration: every setting is a flag with a local default,
+// overridable by a REVTRACK_* environment variable, and validated before anything starts.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/revtrack/revtrack/internal/clickhousex"
+	"github.com/revtrack/revtrack/internal/kafkax"
+	"github.com/revtrack/revtrack/internal/obs"
+	"github.com/revtrack/revtrack/internal/redisx"
+	"github.com/revtrack/revtrack/processors"
+)
+
+// HTTPConfig is the HTTP edge of a component.
+type HTTPConfig struct {
+	Addr string
+	// BaseURL is the public URL clients use; tracker.js and docs derive their URLs from it.
+	BaseURL           string
+	ReadHeaderTimeout time.Duration
+	ShutdownTimeout   time.Duration
+}
+
+// Config is the whole process configuration.
+type Config struct {
+	Log        obs.LogConfig
+	HTTP       HTTPConfig
+	Kafka      kafkax.Config
+	ClickHouse clickhousex.Config
+	Redis      redisx.Config
+	Process    processors.Config
+	// AutoMigrate applies migrations and creates topics at start-up.
+	AutoMigrate bool
+}
+
+// Default returns the configuration for the local stack.
+func Default() Config {
+	return Config{
+		Log: obs.DefaultLogConfig(),
+		HTTP: HTTPConfig{Addr: "127.0.0.1:8080", ReadHeaderTimeout: 5 * time.Second,
+			ShutdownTimeout: 15 * time.Second},
+		Kafka:       kafkax.DefaultConfig(),
+		ClickHouse:  clickhousex.DefaultConfig(),
+		Redis:       redisx.DefaultConfig(),
+		Process:     processors.DefaultConfig(),
+		AutoMigrate: true,
+	}
+}
+
+// RegisterFlags binds every setting.
+func (c *Config) RegisterFlags(fs *pflag.FlagSet) {
+	c.Log.RegisterFlags(fs)
+	fs.StringVar(&c.HTTP.Addr, "http-addr", c.HTTP.Addr, "listen address of the component's HTTP server (API, /healthz, /readyz, /metrics)")
+	fs.StringVar(&c.HTTP.BaseURL, "base-url", c.HTTP.BaseURL, "public base URL of the service (default http://<http-addr>)")
+	fs.DurationVar(&c.HTTP.ReadHeaderTimeout, "http-read-header-timeout", c.HTTP.ReadHeaderTimeout, "time allowed to read request headers")
+	fs.DurationVar(&c.HTTP.ShutdownTimeout, "http-shutdown-timeout", c.HTTP.ShutdownTimeout, "time allowed for in-flight requests on shutdown")
+	c.Kafka.RegisterFlags(fs)
+	c.ClickHouse.RegisterFlags(fs)
+	c.Redis.RegisterFlags(fs)
+	c.Process.RegisterFlags(fs)
+	fs.BoolVar(&c.AutoMigrate, "auto-migrate", c.AutoMigrate, "apply ClickHouse migrations and create Kafka topics at start-up")
+}
+
+// EnvName is the environment variable that sets a flag: REVTRACK_ plus the upper-cased flag name.
+func EnvName(flag string) string {
+	return "REVTRACK_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// ApplyEnv sets every flag not given on the command line from its environment variable.
+func ApplyEnv(fs *pflag.FlagSet) error {
+	var errs []error
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Changed {
+			return
+		}
+		if v, ok := os.LookupEnv(EnvName(f.Name)); ok {
+			if err := fs.Set(f.Name, v); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", EnvName(f.Name), err))
+			}
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// Validate checks everything and fills derived values.
+func (c *Config) Validate() error {
+	errs := []error{c.Log.Validate(), c.Kafka.Validate(), c.ClickHouse.Validate(), c.Redis.Validate(), c.Process.Validate()}
+	if _, _, err := net.SplitHostPort(c.HTTP.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("http-addr: %w", err))
+	}
+	if c.HTTP.BaseURL == "" {
+		c.HTTP.BaseURL = "http://" + c.HTTP.Addr
+	}
+	if u, err := url.Parse(c.HTTP.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("base-url: %q is not an http(s) URL", c.HTTP.BaseURL))
+	}
+	c.HTTP.BaseURL = strings.TrimSuffix(c.HTTP.BaseURL, "/")
+	if c.HTTP.ReadHeaderTimeout <= 0 || c.HTTP.ShutdownTimeout <= 0 {
+		errs = append(errs, errors.New("http timeouts must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+// Markdown renders the configuration table of README.md from the flags themselves, so the
+// documentation cannot drift from the code (a test compares them).
+func Markdown(fs *pflag.FlagSet) string {
+	var b strings.Builder
+	b.WriteString("| Flag | Environment variable | Default | Meaning |\n|---|---|---|---|\n")
+	fs.VisitAll(func(f *pflag.Flag) {
+		def := f.DefValue
+		if f.Value.Type() == "stringSlice" {
+			def = strings.Trim(def, "[]")
+		}
+		if def == "" {
+			def = "(empty)"
+		}
+		fmt.Fprintf(&b, "| `--%s` | `%s` | `%s` | %s |\n", f.Name, EnvName(f.Name), def, f.Usage)
+	})
+	return b.String()
+}
