@@ -9,7 +9,7 @@ BIN := bin/revtrack
 TEST_STACK := STACK_NAME=test deploy/local/stack
 GO_TEST_FLAGS ?= -count=1 -timeout 15m
 
-.PHONY: help tools build run test test-unit stack-up stack-down stack-status stack-test stack-test-down lint fmt tidy golden clean
+.PHONY: help tools chdb build run test test-unit stack-up stack-down stack-status stack-test stack-test-down lint fmt tidy golden clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -23,9 +23,20 @@ build: ## Build bin/revtrack
 run: tools build ## Local stack up, migrate, demo data, every component; prints the ready line
 	deploy/local/run
 
-test: tools stack-test ## Every test, integration tests included, against the real test stack
+test: tools chdb stack-test ## Every test, integration tests included, against the real test stack
 	eval "$$($(TEST_STACK) env)"; export REVTRACK_KAFKA_BROKERS REVTRACK_CLICKHOUSE_ADDR REVTRACK_REDIS_ADDR; \
+	export REVTRACK_CHDB_PYTHON=$(CURDIR)/$(CHDB_VENV)/bin/python; \
 	$(GO) vet ./... && $(GO) test $(GO_TEST_FLAGS) ./...
+
+# The current ClickHouse engine, embedded (chdb from PyPI), so tests prove the SQL also runs on the
+# ClickHouse production uses while the local server is 18.16.
+CHDB_VERSION := 4.4.0
+CHDB_VENV := .stack/chdb
+chdb: ## Install the embedded current ClickHouse used by the compatibility tests
+	@if ! $(CHDB_VENV)/bin/python -c 'import chdb, sys; sys.exit(chdb.__version__ != "$(CHDB_VERSION)")' 2>/dev/null; then \
+		python3 -m venv $(CHDB_VENV) 2>/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv && python3 -m venv $(CHDB_VENV); }; \
+		$(CHDB_VENV)/bin/pip install -q --disable-pip-version-check chdb==$(CHDB_VERSION); \
+	fi
 
 stack-up: ## Start the development stack (Kafka, ClickHouse, Redis)
 	deploy/local/stack up

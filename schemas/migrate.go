@@ -104,6 +104,15 @@ type Migrator struct {
 
 const migrationsTable = "schema_migrations"
 
+// MigrationsTableDDL creates the table that records applied migrations.
+const MigrationsTableDDL = `CREATE TABLE IF NOT EXISTS ` + migrationsTable + ` (
+    version    UInt32,
+    name       String,
+    checksum   String,
+    applied_at DateTime('UTC')
+) ENGINE = ReplacingMergeTree(applied_at)
+ORDER BY version`
+
 // Result says what one run did.
 type Result struct {
 	Applied []uint32
@@ -131,13 +140,7 @@ func (m *Migrator) Run(ctx context.Context) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if err := db.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+migrationsTable+` (
-    version    UInt32,
-    name       String,
-    checksum   String,
-    applied_at DateTime('UTC')
-) ENGINE = ReplacingMergeTree(applied_at)
-ORDER BY version`); err != nil {
+	if err := db.Exec(ctx, MigrationsTableDDL); err != nil {
 		return Result{}, fmt.Errorf("create %s: %w", migrationsTable, err)
 	}
 	applied, err := appliedMigrations(ctx, db)
