@@ -107,8 +107,8 @@ func (l *Loop[T]) handle(ctx context.Context, recs []*kgo.Record) error {
 		if err != nil {
 			return err
 		}
-		for _, i := range rejected.idx {
-			dead = append(dead, deadLetter(l.Name, origin[i], ReasonSinkRejected, rejected.err[i]))
+		for j, i := range rejected.idx {
+			dead = append(dead, deadLetter(l.Name, origin[i], ReasonSinkRejected, rejected.err[j]))
 		}
 	}
 	if len(dead) > 0 {

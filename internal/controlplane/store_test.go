@@ -158,6 +158,7 @@ func TestAPIKeyRevocationIsImmediateOnEveryInstance(t *testing.T) {
 			t.Errorf("key %q: %v", bad, err)
 		}
 	}
+	assertNoPlaintext(t, a, k1, k2)
 	keys, err := a.APIKeys(ctx, meta1.WorkspaceID)
 	if err != nil || len(keys) != 2 {
 		t.Fatalf("keys %v %v", keys, err)
@@ -186,5 +187,20 @@ func TestRevocationSurvivesColdCache(t *testing.T) {
 	flush()
 	if _, err := b.AuthenticateAPIKey(ctx, k); !errors.Is(err, controlplane.ErrInvalidKey) {
 		t.Fatalf("revoked key after cache loss: %v", err)
+	}
+}
+
+// assertNoPlaintext checks that neither ClickHouse nor Redis holds a key's value.
+func assertNoPlaintext(t *testing.T, s *controlplane.Store, keys ...string) {
+	t.Helper()
+	ctx := testenv.Ctx(t)
+	for _, k := range keys {
+		n, err := s.CountOccurrences(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Fatalf("a key's plaintext is stored in %d places", n)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package kafkax
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -49,6 +50,9 @@ func common(c Config, name string, reg prometheus.Registerer) []kgo.Opt {
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(c.Brokers...),
 		kgo.ClientID(c.ClientID + "-" + name),
+		// Topics are created at start-up and used right after; a short minimum metadata age lets a
+		// client see them within half a second instead of the 5 s default.
+		kgo.MetadataMinAge(500 * time.Millisecond),
 	}
 	if reg != nil {
 		// One subsystem per client: kprom registers fixed label sets, so clients cannot share names.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -19,11 +20,15 @@ type TopicSpec struct {
 	Compact     bool
 }
 
-// EnsureTopics creates every missing topic. Existing topics are left as they are: partitions are
-// only ever increased by an operator, because that changes key-to-partition placement.
+// EnsureTopics creates every missing topic and waits until the broker's metadata lists all of them
+// with their leaders, so that components started right after can produce and consume at once.
+// Existing topics are left as they are: partitions are only ever increased by an operator, because
+// that changes key-to-partition placement.
 func EnsureTopics(ctx context.Context, cl *kgo.Client, c Config, specs []TopicSpec) error {
 	adm := kadm.NewClient(cl)
+	names := make([]string, 0, len(specs))
 	for _, s := range specs {
+		names = append(names, c.Topic(s.Name))
 		cfg := map[string]*string{"retention.ms": strptr(strconv.FormatInt(s.RetentionMs, 10))}
 		if s.Compact {
 			cfg["cleanup.policy"] = strptr("compact")
@@ -37,7 +42,36 @@ func EnsureTopics(ctx context.Context, cl *kgo.Client, c Config, specs []TopicSp
 			return fmt.Errorf("create topic %s: %w", name, err)
 		}
 	}
-	return nil
+	return waitVisible(ctx, adm, names)
+}
+
+func waitVisible(ctx context.Context, adm *kadm.Client, names []string) error {
+	for {
+		details, err := adm.ListTopics(ctx, names...)
+		if err == nil && ready(details, names) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("topics not visible in metadata: %w", ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func ready(details kadm.TopicDetails, names []string) bool {
+	for _, n := range names {
+		d, ok := details[n]
+		if !ok || d.Err != nil || len(d.Partitions) == 0 {
+			return false
+		}
+		for _, p := range d.Partitions {
+			if p.Err != nil || p.Leader < 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func strptr(s string) *string { return &s }
