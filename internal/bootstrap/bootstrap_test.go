@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 
@@ -38,6 +39,33 @@ func TestMigrateTwiceIsNoop(t *testing.T) {
 		t.Fatalf("second run: %+v, want no-op at %d", second, first.Current)
 	}
 	assertTables(t, ch)
+	schemaGolden(t, ch)
+}
+
+// schemaGolden records the effective schema as the server reports it, so that any change to a
+// table's columns, engine or keys shows up in review as a diff of testdata/schema.golden.sql.
+func schemaGolden(t *testing.T, ch clickhousex.Config) {
+	t.Helper()
+	ctx := testenv.Ctx(t)
+	conn, err := clickhousex.Open(ctx, ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	rows, err := conn.Query(ctx, "SELECT create_table_query FROM system.tables WHERE database = ? ORDER BY name", ch.Database)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var q string
+		if err := rows.Scan(&q); err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(strings.ReplaceAll(q, ch.Database+".", "revtrack.") + ";\n\n")
+	}
+	testenv.Golden(t, "testdata/schema.golden.sql", []byte(b.String()))
 }
 
 func TestConcurrentMigrators(t *testing.T) {

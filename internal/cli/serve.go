@@ -71,7 +71,7 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 	if c.process {
 		svc, err := processors.New(a.cfg.Process, processors.Deps{Kafka: a.cfg.Kafka, ClickHouse: in.clickhouse,
 			Producer: in.producer, Registry: reg,
-			Log: log.With("component", "process")})
+			Log: a.log.With("component", "process")})
 		if err != nil {
 			return err
 		}
