@@ -100,16 +100,8 @@ func TestLoopDoesNotCommitUnwrittenRecords(t *testing.T) {
 		e.produce(t, schemas.TopicServerEvents, "k", mustJSON(t, schemas.ServerEvent{EventID: id, SourceID: "s", WorkspaceID: "w",
 			AppID: "app", Name: "install", OccurredAt: at, ReceivedAt: at}))
 	}
-	group := "uncommitted" + e.kc.TopicSuffix
 	run := func(sink *scriptedSink, until func() bool) {
-		cl, err := kafkax.NewConsumer(e.kc, "uncommitted", group, []string{e.kc.Topic(schemas.TopicServerEvents)}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		loop := &Loop[schemas.ServerEvent]{Name: "uncommitted", Consumer: cl, Decode: decodeJSON[schemas.ServerEvent], Sink: sink,
-			DeadLetters: &DeadLetterWriter{Producer: e.producer, Topic: e.kc.Topic(schemas.TopicDeadLetters)},
-			Metrics:     NewLoopMetrics(prometheus.NewRegistry(), "uncommitted"), Log: quiet, MaxPoll: 100,
-			Backoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}
+		loop, cl := newTestLoop(t, e, "uncommitted", sink)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- loop.Run(ctx) }()
@@ -123,6 +115,20 @@ func TestLoopDoesNotCommitUnwrittenRecords(t *testing.T) {
 
 	healthy := &scriptedSink{}
 	run(healthy, func() bool { return len(healthy.snapshot()) == 2 })
+}
+
+// newTestLoop builds a loop over the test's server-events topic; the consumer group is named after
+// the loop, so two loops with one name resume each other's offsets.
+func newTestLoop(t *testing.T, e env, name string, sink Sink[schemas.ServerEvent]) (*Loop[schemas.ServerEvent], *kgo.Client) {
+	t.Helper()
+	cl, err := kafkax.NewConsumer(e.kc, name, name+e.kc.TopicSuffix, []string{e.kc.Topic(schemas.TopicServerEvents)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Loop[schemas.ServerEvent]{Name: name, Consumer: cl, Decode: decodeJSON[schemas.ServerEvent], Sink: sink,
+		DeadLetters: &DeadLetterWriter{Producer: e.producer, Topic: e.kc.Topic(schemas.TopicDeadLetters)},
+		Metrics:     NewLoopMetrics(prometheus.NewRegistry(), name), Log: quiet, MaxPoll: 100,
+		Backoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond}, cl
 }
 
 func readDeadLetterRecords(t *testing.T, e env, consumer string, n int) []schemas.DeadLetter {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/revtrack/revtrack/internal/clickhousex"
@@ -38,21 +39,27 @@ func TestMigrateTwiceIsNoop(t *testing.T) {
 	if len(second.Applied) != 0 || second.Current != first.Current {
 		t.Fatalf("second run: %+v, want no-op at %d", second, first.Current)
 	}
-	assertTables(t, ch)
-	schemaGolden(t, ch)
+	conn := open(t, ch)
+	assertTables(t, conn, ch.Database)
+	schemaGolden(t, conn, ch.Database)
+}
+
+func open(t *testing.T, ch clickhousex.Config) driver.Conn {
+	t.Helper()
+	conn, err := clickhousex.Open(testenv.Ctx(t), ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
 }
 
 // schemaGolden records the effective schema as the server reports it, so that any change to a
 // table's columns, engine or keys shows up in review as a diff of testdata/schema.golden.sql.
-func schemaGolden(t *testing.T, ch clickhousex.Config) {
+func schemaGolden(t *testing.T, conn driver.Conn, database string) {
 	t.Helper()
 	ctx := testenv.Ctx(t)
-	conn, err := clickhousex.Open(ctx, ch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	rows, err := conn.Query(ctx, "SELECT create_table_query FROM system.tables WHERE database = ? ORDER BY name", ch.Database)
+	rows, err := conn.Query(ctx, "SELECT create_table_query FROM system.tables WHERE database = ? ORDER BY name", database)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +70,7 @@ func schemaGolden(t *testing.T, ch clickhousex.Config) {
 		if err := rows.Scan(&q); err != nil {
 			t.Fatal(err)
 		}
-		b.WriteString(strings.ReplaceAll(q, ch.Database+".", "revtrack.") + ";\n\n")
+		b.WriteString(strings.ReplaceAll(q, database+".", "revtrack.") + ";\n\n")
 	}
 	testenv.Golden(t, "testdata/schema.golden.sql", []byte(b.String()))
 }
@@ -96,11 +103,7 @@ func TestConcurrentMigrators(t *testing.T) {
 	if total != len(all) {
 		t.Fatalf("migrations applied %d times in total, want each once (%d)", total, len(all))
 	}
-	conn, err := clickhousex.Open(ctx, ch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := open(t, ch)
 	var rows uint64
 	if err := conn.QueryRow(ctx, "SELECT count() FROM schema_migrations FINAL").Scan(&rows); err != nil {
 		t.Fatal(err)
@@ -111,14 +114,9 @@ func TestConcurrentMigrators(t *testing.T) {
 }
 
 // assertTables checks that the data model of docs/ARCHITECTURE.md exists.
-func assertTables(t *testing.T, ch clickhousex.Config) {
+func assertTables(t *testing.T, conn driver.Conn, database string) {
 	t.Helper()
 	ctx := testenv.Ctx(t)
-	conn, err := clickhousex.Open(ctx, ch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
 	want := []string{"workspaces", "workspace_members", "apps", "api_keys", "tracking_sources", "audit_log",
 		"browser_events", "server_events", "sessions", "acquisition_links",
 		"partner_connections", "platform_customers", "platform_charges", "platform_lifecycle_events", "platform_transactions",
@@ -126,7 +124,7 @@ func assertTables(t *testing.T, ch clickhousex.Config) {
 		"ad_connections", "conversion_actions", "ad_mappings", "upload_queue", "schema_migrations"}
 	for _, tbl := range want {
 		var n uint64
-		if err := conn.QueryRow(ctx, "SELECT count() FROM system.tables WHERE database = ? AND name = ?", ch.Database, tbl).Scan(&n); err != nil {
+		if err := conn.QueryRow(ctx, "SELECT count() FROM system.tables WHERE database = ? AND name = ?", database, tbl).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if n != 1 {
