@@ -7,7 +7,7 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin/revtrack
 TEST_STACK := STACK_NAME=test deploy/local/stack
-GO_TEST_FLAGS ?= -count=1 -timeout 15m
+GO_TEST_FLAGS ?= -count=1 -race -timeout 15m
 
 .PHONY: help tools chdb build run test test-unit stack-up stack-down stack-status stack-test stack-test-down lint fmt tidy golden clean
 
