@@ -4,7 +4,10 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
 
-GO ?= go
+# A Go toolchain that can build go.mod's version, installed if missing (deploy/local/ensure-go).
+ifndef GO
+GO := $(shell deploy/local/ensure-go)
+endif
 BIN := bin/revtrack
 TEST_STACK := STACK_NAME=test deploy/local/stack
 GO_TEST_FLAGS ?= -count=1 -race -timeout 15m
