@@ -128,34 +128,38 @@ type rejections struct {
 	err []error
 }
 
-// write sends items to the sink, retrying transient failures. When the sink refuses the batch as a
-// whole, the items are written one by one so that only the offending ones are dead-lettered.
+// write sends items to the sink, retrying transient failures. When the sink refuses a batch as a
+// whole, it is split in halves until the refused items are isolated, so a single bad record in a
+// large batch costs a few extra inserts rather than one per record, and only it is dead-lettered.
 func (l *Loop[T]) write(ctx context.Context, items []T) (rejections, error) {
 	start := time.Now()
-	err := l.retry(ctx, func(ctx context.Context) error { return l.Sink.Write(ctx, items) })
-	var rej *RejectedError
-	if err == nil {
-		l.Metrics.written.Add(float64(len(items)))
-		l.Metrics.batchSeconds.Observe(time.Since(start).Seconds())
-		return rejections{}, nil
-	}
-	if !errors.As(err, &rej) {
+	var out rejections
+	if err := l.writeSplit(ctx, items, 0, &out); err != nil {
 		return rejections{}, err
 	}
-	var out rejections
-	for i := range items {
-		err := l.retry(ctx, func(ctx context.Context) error { return l.Sink.Write(ctx, items[i:i+1]) })
-		switch {
-		case err == nil:
-			l.Metrics.written.Inc()
-		case errors.As(err, &rej):
-			out.idx = append(out.idx, i)
-			out.err = append(out.err, err)
-		default:
-			return rejections{}, err
-		}
-	}
+	l.Metrics.written.Add(float64(len(items) - len(out.idx)))
+	l.Metrics.batchSeconds.Observe(time.Since(start).Seconds())
 	return out, nil
+}
+
+func (l *Loop[T]) writeSplit(ctx context.Context, items []T, offset int, out *rejections) error {
+	err := l.retry(ctx, func(ctx context.Context) error { return l.Sink.Write(ctx, items) })
+	var rej *RejectedError
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &rej):
+		return err
+	case len(items) == 1:
+		out.idx = append(out.idx, offset)
+		out.err = append(out.err, err)
+		return nil
+	}
+	mid := len(items) / 2
+	if err := l.writeSplit(ctx, items[:mid], offset, out); err != nil {
+		return err
+	}
+	return l.writeSplit(ctx, items[mid:], offset+mid, out)
 }
 
 // retry runs f until it succeeds, fails permanently, or ctx ends.

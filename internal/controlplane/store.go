@@ -100,8 +100,17 @@ func (s *Store) putWorkspace(ctx context.Context, w Workspace) error {
 	if err != nil {
 		return fmt.Errorf("write workspace %s: %w", w.Slug, err)
 	}
-	// Readers re-read the workspace on their next request; drop the cached copy so they see it now.
-	return s.rdb.Del(ctx, s.prefix+"ws:"+w.ID).Err()
+	// Write-through with a plain SET: it overwrites whatever a concurrent reader cached, and a reader
+	// that read ClickHouse before this write can only SETNX, which now fails. Deleting instead would
+	// let such a reader put the old record back until the TTL ends.
+	b, err := json.Marshal(w)
+	if err != nil {
+		return err
+	}
+	if err := s.rdb.Set(ctx, s.prefix+"ws:"+w.ID, b, s.CacheTTL).Err(); err != nil {
+		return fmt.Errorf("publish workspace %s: %w", w.Slug, err)
+	}
+	return nil
 }
 
 // Workspaces lists every workspace.
