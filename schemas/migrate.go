@@ -4,6 +4,7 @@ package schemas
 
 import (
 	"context"
+	"errors"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
 
@@ -120,8 +122,9 @@ type Result struct {
 }
 
 // Run creates the database, takes the lock, and applies every migration not yet recorded. It is
-// idempotent: a second run applies nothing. Every DDL statement is IF NOT EXISTS, so a process that
-// dies between applying a migration and recording it leaves a state the next run completes.
+// idempotent: a second run applies nothing. Every statement is CREATE TABLE IF NOT EXISTS or an ADD
+// COLUMN whose duplicate error is ignored, so a process that dies between applying a migration and
+// recording it leaves a state the next run completes.
 func (m *Migrator) Run(ctx context.Context) (Result, error) {
 	all, err := Migrations()
 	if err != nil {
@@ -157,7 +160,7 @@ func (m *Migrator) Run(ctx context.Context) (Result, error) {
 			continue
 		}
 		for i, st := range mg.Statements {
-			if err := db.Exec(ctx, st); err != nil {
+			if err := db.Exec(ctx, st); err != nil && !alreadyApplied(st, err) {
 				return res, fmt.Errorf("migration %04d_%s statement %d: %w", mg.Version, mg.Name, i+1, err)
 			}
 		}
@@ -169,6 +172,17 @@ func (m *Migrator) Run(ctx context.Context) (Result, error) {
 		res.Current = mg.Version
 	}
 	return res, nil
+}
+
+var addColumnRe = regexp.MustCompile(`(?is)^ALTER TABLE \S+ ADD COLUMN `)
+
+// alreadyApplied recognises an ADD COLUMN that a crashed earlier run already applied. ClickHouse
+// 18.16 has no ADD COLUMN IF NOT EXISTS, so the migration uses a plain ADD COLUMN (valid on every
+// version) and the duplicate-column error (code 44 on 18.16, 15 on current versions) means done.
+func alreadyApplied(statement string, err error) bool {
+	var ex *clickhouse.Exception
+	return addColumnRe.MatchString(statement) && errors.As(err, &ex) && (ex.Code == 44 || ex.Code == 15) &&
+		strings.Contains(ex.Message, "already exists")
 }
 
 func appliedMigrations(ctx context.Context, db driver.Conn) (map[uint32]string, error) {

@@ -159,11 +159,11 @@ func (a *app) appCommands() *cobra.Command {
 
 func (a *app) keyCommands() *cobra.Command {
 	cmd := &cobra.Command{Use: "key", Short: "Workspace API keys"}
-	var name string
+	var name, scope string
 	create := &cobra.Command{Use: "create SLUG", Short: "Create an API key; the key is printed once", Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return a.withStore(c, func(ctx context.Context, s *controlplane.Store) error {
-				plain, k, err := s.CreateAPIKey(ctx, adminActor, args[0], name)
+				plain, k, err := s.CreateAPIKey(ctx, adminActor, args[0], name, scope)
 				if err != nil {
 					return err
 				}
@@ -175,6 +175,7 @@ func (a *app) keyCommands() *cobra.Command {
 			})
 		}}
 	create.Flags().StringVar(&name, "name", "", "what the key is for (one named key per integration)")
+	create.Flags().StringVar(&scope, "scope", controlplane.ScopeRead, "read (reporting, MCP, ingestion) or admin (also the admin HTTP API)")
 	list := &cobra.Command{Use: "list SLUG", Short: "List keys (never their values)", Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return a.withStore(c, func(ctx context.Context, s *controlplane.Store) error {

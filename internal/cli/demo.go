@@ -48,6 +48,6 @@ func seedDemo(ctx context.Context, s *controlplane.Store) (string, error) {
 	} else if err != nil {
 		return "", err
 	}
-	key, _, err := s.CreateAPIKey(ctx, adminActor, demoSlug, "make run "+time.Now().UTC().Format(time.RFC3339))
+	key, _, err := s.CreateAPIKey(ctx, adminActor, demoSlug, "make run "+time.Now().UTC().Format(time.RFC3339), controlplane.ScopeAdmin)
 	return key, err
 }

@@ -37,6 +37,7 @@ type cachedKey struct {
 	KeyID       string `json:"keyId"`
 	WorkspaceID string `json:"workspaceId"`
 	Hash        string `json:"hash"`
+	Scope       string `json:"scope"`
 	Revoked     bool   `json:"revoked"`
 }
 
@@ -44,9 +45,12 @@ func (s *Store) keyCacheKey(hash string) string { return s.prefix + "apikey:" + 
 
 // CreateAPIKey generates a key for a workspace. The returned plaintext is shown once; only its
 // SHA-256 is stored.
-func (s *Store) CreateAPIKey(ctx context.Context, actor, slug, name string) (string, APIKey, error) {
+func (s *Store) CreateAPIKey(ctx context.Context, actor, slug, name, scope string) (string, APIKey, error) {
 	if strings.TrimSpace(name) == "" {
 		return "", APIKey{}, fmt.Errorf("%w: key name is required (name each integration's key)", ErrInvalid)
+	}
+	if scope != ScopeRead && scope != ScopeAdmin {
+		return "", APIKey{}, fmt.Errorf("%w: key scope %q: want read or admin", ErrInvalid, scope)
 	}
 	w, err := s.WorkspaceBySlug(ctx, slug)
 	if err != nil {
@@ -54,13 +58,13 @@ func (s *Store) CreateAPIKey(ctx context.Context, actor, slug, name string) (str
 	}
 	plain := APIKeyPrefix + newSecret()
 	hash := HashKey(plain)
-	k := APIKey{ID: uuid.Must(uuid.NewV7()).String(), WorkspaceID: w.ID, Name: name, CreatedBy: actor,
+	k := APIKey{ID: uuid.Must(uuid.NewV7()).String(), WorkspaceID: w.ID, Name: name, Scope: scope, CreatedBy: actor,
 		CreatedAt: s.now().UTC().Truncate(time.Second)}
-	if err := s.insert(ctx, insertAPIKey, []any{k.ID, k.WorkspaceID, k.Name, hash, k.CreatedBy, k.CreatedAt, (*time.Time)(nil), s.version()}); err != nil {
+	if err := s.insert(ctx, insertAPIKey, []any{k.ID, k.WorkspaceID, k.Name, hash, k.CreatedBy, k.CreatedAt, (*time.Time)(nil), s.version(), k.Scope}); err != nil {
 		return "", APIKey{}, fmt.Errorf("write api key: %w", err)
 	}
 	if err := s.Audit(ctx, AuditEntry{WorkspaceID: w.ID, Actor: actor, Action: "api_key.create", TargetType: "api_key",
-		TargetID: k.ID, Details: map[string]string{"name": name}}); err != nil {
+		TargetID: k.ID, Details: map[string]string{"name": name, "scope": scope}}); err != nil {
 		return "", APIKey{}, err
 	}
 	return plain, k, nil
@@ -76,11 +80,11 @@ func (s *Store) RevokeAPIKey(ctx context.Context, actor, keyID string) (APIKey, 
 	if k.RevokedAt == nil {
 		at := s.now().UTC().Truncate(time.Second)
 		k.RevokedAt = &at
-		if err := s.insert(ctx, insertAPIKey, []any{k.ID, k.WorkspaceID, k.Name, hash, k.CreatedBy, k.CreatedAt, k.RevokedAt, s.version()}); err != nil {
+		if err := s.insert(ctx, insertAPIKey, []any{k.ID, k.WorkspaceID, k.Name, hash, k.CreatedBy, k.CreatedAt, k.RevokedAt, s.version(), k.Scope}); err != nil {
 			return APIKey{}, fmt.Errorf("write api key: %w", err)
 		}
 	}
-	b, _ := json.Marshal(cachedKey{KeyID: k.ID, WorkspaceID: k.WorkspaceID, Hash: hash, Revoked: true})
+	b, _ := json.Marshal(cachedKey{KeyID: k.ID, WorkspaceID: k.WorkspaceID, Hash: hash, Scope: k.Scope, Revoked: true})
 	if err := s.rdb.Set(ctx, s.keyCacheKey(hash), b, s.CacheTTL).Err(); err != nil {
 		return APIKey{}, fmt.Errorf("publish revocation: %w", err)
 	}
@@ -116,7 +120,7 @@ func (s *Store) queryKeys(ctx context.Context, q string, arg string) ([]APIKey, 
 	for rows.Next() {
 		var k APIKey
 		var h string
-		if err := rows.Scan(&k.ID, &k.WorkspaceID, &k.Name, &k.CreatedBy, &k.CreatedAt, &k.RevokedAt, &h); err != nil {
+		if err := rows.Scan(&k.ID, &k.WorkspaceID, &k.Name, &k.CreatedBy, &k.CreatedAt, &k.RevokedAt, &h, &k.Scope); err != nil {
 			return nil, nil, err
 		}
 		keys = append(keys, k)
@@ -139,7 +143,7 @@ func (s *Store) AuthenticateAPIKey(ctx context.Context, key string) (Principal, 
 	if ck.Revoked || subtle.ConstantTimeCompare([]byte(ck.Hash), []byte(hash)) != 1 {
 		return Principal{}, ErrInvalidKey
 	}
-	return Principal{WorkspaceID: ck.WorkspaceID, KeyID: ck.KeyID}, nil
+	return Principal{WorkspaceID: ck.WorkspaceID, KeyID: ck.KeyID, Scope: ck.Scope}, nil
 }
 
 func (s *Store) lookupKey(ctx context.Context, hash string) (cachedKey, error) {
@@ -159,7 +163,7 @@ func (s *Store) lookupKey(ctx context.Context, hash string) (cachedKey, error) {
 		// Unknown keys are not cached: a flood of random keys must not fill Redis.
 		return ck, ErrInvalidKey
 	}
-	ck = cachedKey{KeyID: keys[0].ID, WorkspaceID: keys[0].WorkspaceID, Hash: hashes[0], Revoked: keys[0].RevokedAt != nil}
+	ck = cachedKey{KeyID: keys[0].ID, WorkspaceID: keys[0].WorkspaceID, Hash: hashes[0], Scope: keys[0].Scope, Revoked: keys[0].RevokedAt != nil}
 	b, _ = json.Marshal(ck)
 	// NX: a revocation written meanwhile must win over this possibly older read.
 	if err := s.rdb.SetNX(ctx, s.keyCacheKey(hash), b, s.CacheTTL).Err(); err != nil {

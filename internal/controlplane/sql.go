@@ -20,9 +20,9 @@ FROM workspace_members WHERE workspace_id = ? GROUP BY user_id HAVING del = 0 OR
 	selectApps = `SELECT app_id, argMax(platform_app_id, version), argMax(name, version), argMax(deleted, version) AS del
 FROM apps GROUP BY app_id HAVING del = 0 ORDER BY app_id`
 
-	insertAPIKey        = `INSERT INTO api_keys (key_id, workspace_id, name, key_hash, created_by, created_at, revoked_at, version)`
+	insertAPIKey        = `INSERT INTO api_keys (key_id, workspace_id, name, key_hash, created_by, created_at, revoked_at, version, scope)`
 	selectAPIKeyColumns = `SELECT key_id, argMax(workspace_id, version), argMax(name, version), argMax(created_by, version),
-min(created_at), argMax(revoked_at, version), argMax(key_hash, version) FROM api_keys `
+min(created_at), argMax(revoked_at, version), argMax(key_hash, version), toString(argMax(scope, version)) FROM api_keys `
 	selectAPIKeysByWorkspace = selectAPIKeyColumns + `WHERE workspace_id = ? GROUP BY key_id ORDER BY min(created_at), key_id`
 	selectAPIKeyByHash       = selectAPIKeyColumns + `WHERE key_hash = ? GROUP BY key_id`
 	selectAPIKeyByID         = selectAPIKeyColumns + `WHERE key_id = ? GROUP BY key_id`

@@ -126,11 +126,11 @@ func TestAPIKeyRevocationIsImmediateOnEveryInstance(t *testing.T) {
 	if _, err := a.CreateWorkspace(ctx, "cli", "acme", "Acme", controlplane.StatusActive); err != nil {
 		t.Fatal(err)
 	}
-	k1, meta1, err := a.CreateAPIKey(ctx, "cli", "acme", "reporting")
+	k1, meta1, err := a.CreateAPIKey(ctx, "cli", "acme", "reporting", controlplane.ScopeRead)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k2, _, err := a.CreateAPIKey(ctx, "cli", "acme", "mcp")
+	k2, _, err := a.CreateAPIKey(ctx, "cli", "acme", "mcp", controlplane.ScopeRead)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestRevocationSurvivesColdCache(t *testing.T) {
 	if _, err := a.CreateWorkspace(ctx, "cli", "acme", "Acme", controlplane.StatusActive); err != nil {
 		t.Fatal(err)
 	}
-	k, meta, err := a.CreateAPIKey(ctx, "cli", "acme", "ci")
+	k, meta, err := a.CreateAPIKey(ctx, "cli", "acme", "ci", controlplane.ScopeRead)
 	if err != nil {
 		t.Fatal(err)
 	}

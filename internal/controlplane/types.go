@@ -65,20 +65,31 @@ type App struct {
 	Name          string `json:"name"`
 }
 
+// Key scopes. ScopeRead is the specification's key: reporting, MCP and ingestion. ScopeAdmin also
+// manages tracking sources, keys and ad mappings (owner/admin operations) over the admin HTTP API.
+const (
+	ScopeRead  = "read"
+	ScopeAdmin = "admin"
+)
+
 // APIKey describes a workspace key; the key itself is never stored or returned after creation.
 type APIKey struct {
 	ID          string     `json:"id"`
 	WorkspaceID string     `json:"workspaceId"`
 	Name        string     `json:"name"`
+	Scope       string     `json:"scope"`
 	CreatedBy   string     `json:"createdBy"`
 	CreatedAt   time.Time  `json:"createdAt"`
 	RevokedAt   *time.Time `json:"revokedAt,omitempty"`
 }
 
-// Principal is who a valid key authenticates.
+// Principal is who a valid key authenticates. SourceID is set when the key is a tracking source's
+// private key rather than a workspace key.
 type Principal struct {
 	WorkspaceID string
 	KeyID       string
+	Scope       string
+	SourceID    string
 }
 
 // AuditEntry is one control-plane change. Details never carry secrets.

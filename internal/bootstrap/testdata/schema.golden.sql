@@ -4,7 +4,7 @@ CREATE TABLE revtrack.ad_connections ( connection_id String,  workspace_id Strin
 
 CREATE TABLE revtrack.ad_mappings ( mapping_id String,  workspace_id String,  connection_id String,  source_id String,  milestone Enum8('install' = 1, 'trial_started' = 2, 'trial_converted' = 3, 'qualified' = 4, 'paid' = 5),  conversion_action_id String,  conversion_action_name String,  fixed_value_cents Nullable(Int64),  fixed_currency String,  consent_confirmed UInt8,  validation_only UInt8 DEFAULT 1,  enabled UInt8,  disabled_reason String,  created_at DateTime('UTC'),  updated_at DateTime('UTC'),  version UInt64) ENGINE = ReplacingMergeTree(version) ORDER BY (workspace_id, mapping_id) SETTINGS index_granularity = 8192;
 
-CREATE TABLE revtrack.api_keys ( key_id String,  workspace_id String,  name String,  key_hash String,  created_by String,  created_at DateTime('UTC'),  revoked_at Nullable(DateTime('UTC')),  version UInt64) ENGINE = ReplacingMergeTree(version) ORDER BY key_id SETTINGS index_granularity = 8192;
+CREATE TABLE revtrack.api_keys ( key_id String,  workspace_id String,  name String,  key_hash String,  created_by String,  created_at DateTime('UTC'),  revoked_at Nullable(DateTime('UTC')),  version UInt64,  scope Enum8('read' = 1, 'admin' = 2) DEFAULT CAST('read', 'Enum8(\'read\' = 1, \'admin\' = 2)')) ENGINE = ReplacingMergeTree(version) ORDER BY key_id SETTINGS index_granularity = 8192;
 
 CREATE TABLE revtrack.apps ( app_id String,  platform_app_id String,  name String,  created_at DateTime('UTC'),  updated_at DateTime('UTC'),  version UInt64,  deleted UInt8 DEFAULT 0) ENGINE = ReplacingMergeTree(version) ORDER BY app_id SETTINGS index_granularity = 8192;
 
