@@ -24,7 +24,8 @@ func TestQueriesRunOnCurrentClickHouse(t *testing.T) {
 		return strings.ReplaceAll(q, "?", "'x'")
 	}
 	for _, q := range []string{selectWorkspaces, selectWorkspaceBySlug, selectWorkspaceByID, selectMembers, selectApps,
-		selectAPIKeysByWorkspace, selectAPIKeyByHash, selectAPIKeyByID, selectAudit} {
+		selectAPIKeysByWorkspace, selectAPIKeyByHash, selectAPIKeyByID, selectAudit,
+		selectSourcesByWorkspace, selectSourceByID, selectSourceByPublicKey, selectSourceByPrivateKey} {
 		statements = append(statements, bind(q))
 	}
 	if _, failures := testenv.OnCurrentClickHouse(t, statements); len(failures) > 0 {

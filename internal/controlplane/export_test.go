@@ -11,7 +11,8 @@ func (s *Store) CountOccurrences(ctx context.Context, needle string) (int, error
 	var n uint64
 	if err := s.ch.QueryRow(ctx, `SELECT
     (SELECT count() FROM api_keys WHERE position(key_hash, ?) > 0 OR position(name, ?) > 0)
-  + (SELECT count() FROM audit_log WHERE position(details, ?) > 0)`, needle, needle, needle).Scan(&n); err != nil {
+  + (SELECT count() FROM tracking_sources WHERE position(private_key_hash, ?) > 0 OR position(name, ?) > 0)
+  + (SELECT count() FROM audit_log WHERE position(details, ?) > 0)`, needle, needle, needle, needle, needle).Scan(&n); err != nil {
 		return 0, err
 	}
 	total := int(n)

@@ -31,3 +31,20 @@ min(created_at), argMax(revoked_at, version), argMax(key_hash, version), toStrin
 	selectAudit = `SELECT at, workspace_id, actor, action, target_type, target_id, details FROM audit_log
 WHERE workspace_id = ? ORDER BY at DESC, at_ms DESC LIMIT ?`
 )
+
+// Tracking sources. Lookups take the latest version per source, so a rotated key no longer matches.
+const (
+	insertSource = `INSERT INTO tracking_sources (source_id, workspace_id, app_id, name, allowed_origins, enabled,
+public_key, private_key_hash, created_at, updated_at, version)`
+	selectSourceColumns = `SELECT source_id, argMax(workspace_id, version), argMax(app_id, version), argMax(name, version),
+argMax(allowed_origins, version), argMax(enabled, version), argMax(public_key, version) AS pk,
+argMax(private_key_hash, version) AS skh, min(created_at), max(updated_at) FROM tracking_sources `
+	selectSourcesByWorkspace = selectSourceColumns + `WHERE workspace_id = ? GROUP BY source_id ORDER BY min(created_at), source_id`
+	selectSourceByID         = selectSourceColumns + `WHERE source_id = ? GROUP BY source_id`
+	// The inner query finds the source that ever had the key; HAVING keeps it only if the key is
+	// still its latest, so a rotated-away key resolves to nothing.
+	selectSourceByPublicKey = selectSourceColumns + `WHERE source_id IN (SELECT source_id FROM tracking_sources WHERE public_key = ?)
+GROUP BY source_id HAVING pk = ?`
+	selectSourceByPrivateKey = selectSourceColumns + `WHERE source_id IN (SELECT source_id FROM tracking_sources WHERE private_key_hash = ?)
+GROUP BY source_id HAVING skh = ?`
+)

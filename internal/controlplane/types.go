@@ -15,6 +15,8 @@ var (
 	ErrInvalid      = errors.New("invalid")
 	ErrInvalidKey   = errors.New("missing, invalid or revoked key")
 	ErrInactiveSubs = errors.New("workspace lacks an active subscription")
+	// ErrSourceUnavailable: the public key is unknown or was rotated, or the source is disabled.
+	ErrSourceUnavailable = errors.New("tracking source unavailable (key rotated or source disabled)")
 )
 
 // Subscription statuses. Only active and trialing grant access (spec: Authentication 10).
