@@ -10,9 +10,12 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/revtrack/revtrack/ingest"
+	"github.com/revtrack/revtrack/internal/controlplane"
 	"github.com/revtrack/revtrack/internal/httpserver"
 	"github.com/revtrack/revtrack/internal/obs"
 	"github.com/revtrack/revtrack/processors"
+	"github.com/revtrack/revtrack/schemas"
 )
 
 // components selects what one process runs.
@@ -66,6 +69,21 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 	engine.Use(gin.Recovery())
 	in.readiness().Register(engine)
 	engine.GET("/metrics", gin.WrapH(obs.MetricsHandler(reg)))
+
+	store := controlplane.NewStore(in.clickhouse, in.redis, a.cfg.Redis.KeyPrefix)
+	if c.ingest {
+		ingest.New(a.cfg.Ingest, ingest.Deps{
+			ControlPlane: store,
+			Producer:     in.producer,
+			Deduper: &ingest.RedisDeduper{Client: in.redis, Prefix: a.cfg.Redis.KeyPrefix, TTL: a.cfg.Ingest.DedupTTL,
+				PendingTTL: a.cfg.Kafka.DeliveryTimeout + 5*time.Second},
+			Limiter:      &ingest.RedisLimiter{Client: in.redis, Prefix: a.cfg.Redis.KeyPrefix},
+			BrowserTopic: a.cfg.Kafka.Topic(schemas.TopicBrowserEvents),
+			ServerTopic:  a.cfg.Kafka.Topic(schemas.TopicServerEvents),
+			Registry:     reg,
+			Log:          a.log.With("component", "ingest"),
+		}).Register(engine)
+	}
 
 	g, gctx := errgroup.WithContext(ctx)
 	if c.process {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/revtrack/revtrack/ingest"
 	"github.com/revtrack/revtrack/internal/clickhousex"
 	"github.com/revtrack/revtrack/internal/kafkax"
 	"github.com/revtrack/revtrack/internal/obs"
@@ -37,6 +38,7 @@ type Config struct {
 	ClickHouse clickhousex.Config
 	Redis      redisx.Config
 	Process    processors.Config
+	Ingest     ingest.Config
 	// AutoMigrate applies migrations and creates topics at start-up.
 	AutoMigrate bool
 }
@@ -51,6 +53,7 @@ func Default() Config {
 		ClickHouse:  clickhousex.DefaultConfig(),
 		Redis:       redisx.DefaultConfig(),
 		Process:     processors.DefaultConfig(),
+		Ingest:      ingest.DefaultConfig(),
 		AutoMigrate: true,
 	}
 }
@@ -66,6 +69,7 @@ func (c *Config) RegisterFlags(fs *pflag.FlagSet) {
 	c.ClickHouse.RegisterFlags(fs)
 	c.Redis.RegisterFlags(fs)
 	c.Process.RegisterFlags(fs)
+	c.Ingest.RegisterFlags(fs)
 	fs.BoolVar(&c.AutoMigrate, "auto-migrate", c.AutoMigrate, "apply ClickHouse migrations and create Kafka topics at start-up")
 }
 
@@ -92,7 +96,7 @@ func ApplyEnv(fs *pflag.FlagSet) error {
 
 // Validate checks everything and fills derived values.
 func (c *Config) Validate() error {
-	errs := []error{c.Log.Validate(), c.Kafka.Validate(), c.ClickHouse.Validate(), c.Redis.Validate(), c.Process.Validate()}
+	errs := []error{c.Log.Validate(), c.Kafka.Validate(), c.ClickHouse.Validate(), c.Redis.Validate(), c.Process.Validate(), c.Ingest.Validate()}
 	if _, _, err := net.SplitHostPort(c.HTTP.Addr); err != nil {
 		errs = append(errs, fmt.Errorf("http-addr: %w", err))
 	}

@@ -1,0 +1,217 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/revtrack/revtrack/schemas"
+)
+
+// collectRequest is what tracker.js posts to /v1/collect (see ingest/tracker/README.md).
+type collectRequest struct {
+	Key   string            `json:"key"`
+	Batch []json.RawMessage `json:"batch"`
+}
+
+// browserEventIn is one event as the browser sends it.
+type browserEventIn struct {
+	EventID       string                   `json:"eventId"`
+	Name          string                   `json:"name"`
+	OccurredAt    string                   `json:"occurredAt"`
+	AcquisitionID string                   `json:"acquisitionId"`
+	SessionID     string                   `json:"sessionId"`
+	Returning     bool                     `json:"returning"`
+	URL           string                   `json:"url"`
+	Path          string                   `json:"path"`
+	Title         string                   `json:"title"`
+	Referrer      string                   `json:"referrer"`
+	FirstTouch    schemas.FirstTouch       `json:"firstTouch"`
+	Platform      *schemas.PlatformContext `json:"platform"`
+	Properties    json.RawMessage          `json:"properties"`
+}
+
+// CollectResponse is the 202 body. Rejected events are reported, not retried: resending a malformed
+// event cannot succeed, and a browser that retries it only adds load (a retry storm).
+type CollectResponse struct {
+	Accepted int             `json:"accepted"`
+	Rejected []RejectedEvent `json:"rejected"`
+}
+
+// RejectedEvent names one refused event of a batch by its index.
+type RejectedEvent struct {
+	Index   int    `json:"index"`
+	Error   string `json:"error"`
+	Message string `json:"message"`
+}
+
+var nameRe = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,64}$`)
+
+const (
+	maxURLLen        = 2048
+	maxTextLen       = 512
+	maxPropertyBytes = 8 << 10
+)
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}
+
+// decodeBrowserEvent validates one event. Long free text is truncated rather than refused; what
+// cannot be interpreted (IDs, names, times) is refused.
+func decodeBrowserEvent(raw json.RawMessage, now time.Time, maxSkew time.Duration) (schemas.BrowserEvent, error) {
+	var in browserEventIn
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&in); err != nil {
+		return schemas.BrowserEvent{}, fmt.Errorf("event is not a JSON object")
+	}
+	switch {
+	case !idRe.MatchString(in.EventID):
+		return schemas.BrowserEvent{}, fmt.Errorf("eventId must be 1-128 printable characters")
+	case !nameRe.MatchString(in.Name):
+		return schemas.BrowserEvent{}, fmt.Errorf("name must be 1-64 characters of letters, digits, _ . : -")
+	case !idRe.MatchString(in.AcquisitionID):
+		return schemas.BrowserEvent{}, fmt.Errorf("acquisitionId must be 1-128 printable characters")
+	case in.SessionID != "" && !idRe.MatchString(in.SessionID):
+		return schemas.BrowserEvent{}, fmt.Errorf("sessionId must be 1-128 printable characters")
+	}
+	at, err := parseTime(in.OccurredAt)
+	if err != nil {
+		return schemas.BrowserEvent{}, fmt.Errorf("occurredAt must be an ISO 8601 timestamp")
+	}
+	if at.After(now.Add(maxSkew)) {
+		return schemas.BrowserEvent{}, fmt.Errorf("occurredAt is too far in the future")
+	}
+	props := in.Properties
+	if len(props) > 0 && string(props) != "null" {
+		if len(props) > maxPropertyBytes || props[0] != '{' {
+			return schemas.BrowserEvent{}, fmt.Errorf("properties must be a JSON object of at most %d bytes", maxPropertyBytes)
+		}
+	} else {
+		props = nil
+	}
+	if in.Platform != nil {
+		in.Platform.Shop = truncate(in.Platform.Shop, 255)
+		in.Platform.UserID = truncate(in.Platform.UserID, 128)
+		if in.Platform.IdentitySource != "embedded_bridge" {
+			return schemas.BrowserEvent{}, fmt.Errorf("platform.platformIdentitySource must be embedded_bridge")
+		}
+	}
+	ft := in.FirstTouch
+	ft.LandingURL = truncate(StripAuthParams(ft.LandingURL), maxURLLen)
+	ft.Referrer = truncate(StripAuthParams(ft.Referrer), maxURLLen)
+	for _, f := range []*string{&ft.TrackerRef, &ft.UTMSource, &ft.UTMMedium, &ft.UTMCampaign, &ft.UTMTerm, &ft.UTMContent,
+		&ft.Gclid, &ft.Gbraid, &ft.Wbraid} {
+		*f = truncate(*f, maxTextLen)
+	}
+	return schemas.BrowserEvent{
+		EventID: in.EventID, AcquisitionID: in.AcquisitionID, SessionID: in.SessionID, Name: in.Name,
+		OccurredAt: at.UTC(), ReceivedAt: now.UTC(),
+		URL: truncate(StripAuthParams(in.URL), maxURLLen), Path: truncate(in.Path, maxURLLen), Title: truncate(in.Title, maxTextLen),
+		Referrer: truncate(StripAuthParams(in.Referrer), maxURLLen), Returning: in.Returning, FirstTouch: ft,
+		Platform: in.Platform, Properties: props,
+	}, nil
+}
+
+// cors echoes the exact requesting origin: beacons carry credentials, so a wildcard is not allowed,
+// and the echo on refusals too lets tracker.js read the reason instead of seeing a network error it
+// would retry.
+func cors(c *gin.Context) {
+	origin := c.GetHeader("Origin")
+	if origin == "" {
+		return
+	}
+	h := c.Writer.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Set("Access-Control-Allow-Credentials", "true")
+	h.Add("Vary", "Origin")
+}
+
+func (s *Service) collectPreflight(c *gin.Context) {
+	cors(c)
+	h := c.Writer.Header()
+	h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+	h.Set("Access-Control-Allow-Headers", "Content-Type")
+	h.Set("Access-Control-Max-Age", "600")
+	c.Status(http.StatusNoContent)
+}
+
+func (s *Service) collect(c *gin.Context) {
+	ctx := c.Request.Context()
+	cors(c)
+	body, err := readBody(c, s.cfg.MaxBatchBytes)
+	if err != nil {
+		s.reject(c, routeCollect, err)
+		return
+	}
+	var req collectRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		s.reject(c, routeCollect, errInvalidBody)
+		return
+	}
+	src, err := s.d.ControlPlane.SourceByPublicKey(ctx, req.Key)
+	if err != nil {
+		s.reject(c, routeCollect, err)
+		return
+	}
+	if !src.AllowsOrigin(c.GetHeader("Origin")) {
+		s.reject(c, routeCollect, errOriginNotAllowed)
+		return
+	}
+	w, err := s.d.ControlPlane.Workspace(ctx, src.WorkspaceID)
+	if err != nil {
+		s.reject(c, routeCollect, err)
+		return
+	}
+	if err := checkWorkspace(w, src); err != nil {
+		s.reject(c, routeCollect, err)
+		return
+	}
+	if ok, err := s.d.Limiter.Allow(ctx, "web:"+src.ID, s.policy.LimitFor(kindBrowser)); err != nil || !ok {
+		if err == nil {
+			err = errRateLimited
+		}
+		s.reject(c, routeCollect, err)
+		return
+	}
+	if len(req.Batch) == 0 || len(req.Batch) > s.cfg.MaxBatchEvents {
+		s.reject(c, routeCollect, invalidField("batch must hold 1-%d events", s.cfg.MaxBatchEvents))
+		return
+	}
+	now := s.d.Now()
+	ua := truncate(c.GetHeader("User-Agent"), maxTextLen)
+	resp := CollectResponse{Rejected: []RejectedEvent{}}
+	recs := make([]*kgo.Record, 0, len(req.Batch))
+	for i, raw := range req.Batch {
+		ev, err := decodeBrowserEvent(raw, now, s.cfg.MaxFutureSkew)
+		if err != nil {
+			resp.Rejected = append(resp.Rejected, RejectedEvent{Index: i, Error: "invalid_event", Message: err.Error()})
+			s.metrics.events.WithLabelValues(kindBrowser, "invalid_event").Inc()
+			continue
+		}
+		ev.SourceID, ev.WorkspaceID, ev.AppID, ev.UserAgent = src.ID, src.WorkspaceID, src.AppID, ua
+		value, _ := json.Marshal(ev)
+		recs = append(recs, &kgo.Record{Topic: s.d.BrowserTopic, Key: []byte(ev.SourceID + ":" + ev.AcquisitionID), Value: value})
+	}
+	if len(recs) > 0 {
+		if err := s.produce(ctx, recs...); err != nil {
+			s.reject(c, routeCollect, err)
+			return
+		}
+	}
+	resp.Accepted = len(recs)
+	s.metrics.events.WithLabelValues(kindBrowser, "accepted").Add(float64(len(recs)))
+	s.metrics.requests.WithLabelValues(routeCollect, "accepted").Inc()
+	c.Header("Cache-Control", "no-store")
+	c.JSON(http.StatusAccepted, resp)
+}

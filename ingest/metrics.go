@@ -1,0 +1,26 @@
+package ingest
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// metrics counts every request and event by outcome; the outcome label is the error code of
+// errors.go, or "accepted" / "duplicate".
+type metrics struct {
+	requests *prometheus.CounterVec
+	events   *prometheus.CounterVec
+	produce  prometheus.Histogram
+}
+
+func newMetrics(reg prometheus.Registerer) *metrics {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "revtrack_ingest_requests_total",
+			Help: "Ingest requests by route and outcome."}, []string{"route", "outcome"}),
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "revtrack_ingest_events_total",
+			Help: "Events by kind (browser, server) and outcome."}, []string{"kind", "outcome"}),
+		produce: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "revtrack_ingest_produce_seconds",
+			Help: "Time until Kafka acknowledged a produce (acks=all).", Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14)}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.requests, m.events, m.produce)
+	}
+	return m
+}

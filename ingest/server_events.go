@@ -1,0 +1,208 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/revtrack/revtrack/schemas"
+)
+
+// serverEventRequest is the body of POST /api/tracking/server-events (specification: Server event).
+// amountCents stays raw so that 10.5 or "10" is reported as a bad amount, not a bad body.
+type serverEventRequest struct {
+	TeamSlug      string          `json:"teamSlug"`
+	PublicKey     string          `json:"publicKey"`
+	EventID       string          `json:"eventId"`
+	AcquisitionID string          `json:"acquisitionId"`
+	Name          string          `json:"name"`
+	CustomerRef   string          `json:"customerRef"`
+	AmountCents   json.RawMessage `json:"amountCents"`
+	Currency      string          `json:"currency"`
+	OccurredAt    string          `json:"occurredAt"`
+}
+
+// ServerEventResponse is the success body: 202 for a new event, 200 for a repeated eventId.
+type ServerEventResponse struct {
+	Accepted  bool   `json:"accepted"`
+	Duplicate bool   `json:"duplicate"`
+	EventID   string `json:"eventId"`
+}
+
+var (
+	idRe       = regexp.MustCompile(`^[\x21-\x7e]{1,128}$`)
+	currencyRe = regexp.MustCompile(`^[A-Z]{3}$`)
+	domainRe   = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$`)
+	integerRe  = regexp.MustCompile(`^-?[0-9]+$`)
+)
+
+// commissionable events carry money (specification: Events 3).
+func commissionable(name string) bool { return name == "paid" || name == "refunded" }
+
+// decodeServerEvent parses and validates a request body into the Kafka message. It checks only what
+// the body says; credentials are checked by the caller.
+func decodeServerEvent(body []byte, now time.Time, maxSkew time.Duration) (serverEventRequest, schemas.ServerEvent, error) {
+	var req serverEventRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&req); err != nil || dec.More() {
+		return req, schemas.ServerEvent{}, errInvalidBody
+	}
+	ev := schemas.ServerEvent{EventID: req.EventID, AcquisitionID: req.AcquisitionID, Name: req.Name, ReceivedAt: now.UTC()}
+	if req.TeamSlug == "" {
+		return req, ev, invalidField("teamSlug is required (the workspace slug)")
+	}
+	if req.PublicKey == "" {
+		return req, ev, invalidField("publicKey is required (the tracking source's tracker_pk_ key)")
+	}
+	if !idRe.MatchString(req.EventID) {
+		return req, ev, invalidField("eventId is required: 1-128 printable characters, stable per event and reused on retry")
+	}
+	if req.AcquisitionID != "" && !idRe.MatchString(req.AcquisitionID) {
+		return req, ev, invalidField("acquisitionId must be 1-128 printable characters (the value of window.tracker.getAcquisitionId())")
+	}
+	if !slices.Contains(schemas.ServerEventNames, req.Name) {
+		return req, ev, invalidField("name %q is not one of %s", req.Name, strings.Join(schemas.ServerEventNames, ", "))
+	}
+	if req.CustomerRef != "" {
+		ref := strings.ToLower(strings.TrimSpace(req.CustomerRef))
+		if len(ref) > 253 || !domainRe.MatchString(ref) {
+			return req, ev, invalidField("customerRef must be the verified shop domain, e.g. example.myshopify.com")
+		}
+		ev.CustomerRef = ref
+	}
+	at, err := parseTime(req.OccurredAt)
+	if err != nil {
+		return req, ev, invalidField("occurredAt must be an ISO 8601 timestamp with a time zone, e.g. 2026-11-21T09:30:00Z")
+	}
+	if at.After(now.Add(maxSkew)) {
+		return req, ev, invalidField("occurredAt is more than %s in the future; check the sender's clock", maxSkew)
+	}
+	ev.OccurredAt = at.UTC()
+	hasAmount := len(req.AmountCents) > 0 && string(req.AmountCents) != "null"
+	if hasAmount {
+		if !integerRe.Match(req.AmountCents) {
+			return req, ev, invalidField("amountCents must be a positive integer in minor units (e.g. 1999 for 19.99)")
+		}
+		n, err := strconv.ParseInt(string(req.AmountCents), 10, 64)
+		if err != nil || n <= 0 {
+			return req, ev, invalidField("amountCents must be a positive integer in minor units (e.g. 1999 for 19.99)")
+		}
+		ev.AmountCents = &n
+	}
+	if req.Currency != "" {
+		cur := strings.ToUpper(req.Currency)
+		if !currencyRe.MatchString(cur) {
+			return req, ev, invalidField("currency must be a three-letter code such as USD")
+		}
+		ev.Currency = cur
+	}
+	if commissionable(req.Name) && (!hasAmount || ev.Currency == "") {
+		return req, ev, invalidField("%s needs amountCents and currency", req.Name)
+	}
+	if hasAmount != (ev.Currency != "") {
+		return req, ev, invalidField("amountCents and currency go together")
+	}
+	return req, ev, nil
+}
+
+// parseTime accepts RFC 3339 (the ISO 8601 profile with a mandatory zone), with or without
+// fractional seconds.
+func parseTime(s string) (time.Time, error) {
+	return time.Parse(time.RFC3339Nano, s)
+}
+
+func (s *Service) serverEvents(c *gin.Context) {
+	ctx := c.Request.Context()
+	body, err := readBody(c, s.cfg.MaxServerEventBytes)
+	if err != nil {
+		s.reject(c, routeServerEvents, err)
+		return
+	}
+	private := bearer(c)
+	if private == "" {
+		s.reject(c, routeServerEvents, errMissingKey)
+		return
+	}
+	now := s.d.Now()
+	req, ev, verr := decodeServerEvent(body, now, s.cfg.MaxFutureSkew)
+	if verr == errInvalidBody || req.TeamSlug == "" || req.PublicKey == "" {
+		s.reject(c, routeServerEvents, verr)
+		return
+	}
+	// Credentials before field errors: a caller with wrong keys learns nothing about the payload.
+	src, w, err := s.d.ControlPlane.AuthenticateServerKey(ctx, private, req.PublicKey, req.TeamSlug)
+	if err != nil {
+		s.reject(c, routeServerEvents, err)
+		return
+	}
+	if err := checkWorkspace(w, src); err != nil {
+		s.reject(c, routeServerEvents, err)
+		return
+	}
+	ok, err := s.d.Limiter.Allow(ctx, "srv:"+src.ID, s.policy.LimitFor(kindServer))
+	if err != nil {
+		s.reject(c, routeServerEvents, err)
+		return
+	}
+	if !ok {
+		s.reject(c, routeServerEvents, errRateLimited)
+		return
+	}
+	if verr != nil {
+		s.metrics.events.WithLabelValues(kindServer, toAPIError(verr).Code).Inc()
+		s.reject(c, routeServerEvents, verr)
+		return
+	}
+	ev.SourceID, ev.WorkspaceID, ev.AppID = src.ID, src.WorkspaceID, src.AppID
+
+	state, err := s.d.Deduper.Reserve(ctx, src.ID, ev.EventID)
+	switch {
+	case err != nil:
+		s.reject(c, routeServerEvents, err)
+		return
+	case state == stateDone:
+		s.metrics.requests.WithLabelValues(routeServerEvents, "duplicate").Inc()
+		s.metrics.events.WithLabelValues(kindServer, "duplicate").Inc()
+		c.Header("Cache-Control", "no-store")
+		c.JSON(http.StatusOK, ServerEventResponse{Accepted: true, Duplicate: true, EventID: ev.EventID})
+		return
+	case state == statePending:
+		s.reject(c, routeServerEvents, errEventInProgress)
+		return
+	}
+	value, _ := json.Marshal(ev)
+	rec := &kgo.Record{Topic: s.d.ServerTopic, Key: []byte(partitionKey(ev.SourceID, ev.AcquisitionID, ev.EventID)), Value: value}
+	if err := s.produce(ctx, rec); err != nil {
+		// The write failed, so the ID must not look seen: the client's retry is a first attempt.
+		if rerr := s.d.Deduper.Release(ctx, src.ID, ev.EventID); rerr != nil {
+			s.d.Log.Warn("dedup release failed; the reservation expires on its own", "err", rerr)
+		}
+		s.reject(c, routeServerEvents, err)
+		return
+	}
+	if err := s.d.Deduper.Confirm(ctx, src.ID, ev.EventID); err != nil {
+		// The event is durable; storage deduplication covers a retry that Redis cannot recognise.
+		s.d.Log.Warn("dedup confirm failed", "err", err)
+	}
+	s.metrics.requests.WithLabelValues(routeServerEvents, "accepted").Inc()
+	s.metrics.events.WithLabelValues(kindServer, "accepted").Inc()
+	c.Header("Cache-Control", "no-store")
+	c.JSON(http.StatusAccepted, ServerEventResponse{Accepted: true, Duplicate: false, EventID: ev.EventID})
+}
+
+// partitionKey keeps one browser's events in one partition; without an acquisition ID the event ID
+// spreads load.
+func partitionKey(sourceID, acquisitionID, eventID string) string {
+	if acquisitionID != "" {
+		return sourceID + ":" + acquisitionID
+	}
+	return sourceID + ":" + eventID
+}

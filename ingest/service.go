@@ -1,0 +1,146 @@
+// Package ingest is the HTTP edge that accepts tracking data: it serves tracker.js, collects browser
+// events (POST /v1/collect) and verified server events (POST /api/tracking/server-events),
+// deduplicates server event IDs and enforces rate limits in Redis, and answers 2xx only after Kafka
+// acknowledged the write with all in-sync replicas.
+package ingest
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/revtrack/revtrack/internal/controlplane"
+)
+
+// ControlPlane resolves keys and sources (internal/controlplane.Store).
+type ControlPlane interface {
+	SourceByPublicKey(ctx context.Context, pk string) (controlplane.Source, error)
+	AuthenticateServerKey(ctx context.Context, private, pk, teamSlug string) (controlplane.Source, controlplane.Workspace, error)
+	Workspace(ctx context.Context, id string) (controlplane.Workspace, error)
+}
+
+// Producer writes records and waits for the broker's acknowledgement.
+type Producer interface {
+	ProduceSync(ctx context.Context, rs ...*kgo.Record) kgo.ProduceResults
+}
+
+var (
+	_ ControlPlane = (*controlplane.Store)(nil)
+	_ Producer     = (*kgo.Client)(nil)
+)
+
+// Deps are the edge's collaborators.
+type Deps struct {
+	ControlPlane ControlPlane
+	Producer     Producer
+	Deduper      Deduper
+	Limiter      Limiter
+	// Topics are the full topic names (with any configured suffix).
+	BrowserTopic, ServerTopic string
+	Registry                  prometheus.Registerer
+	Log                       *slog.Logger
+	Now                       func() time.Time
+}
+
+// Service is the ingest edge.
+type Service struct {
+	cfg     Config
+	d       Deps
+	policy  LimitPolicy
+	metrics *metrics
+}
+
+// New builds the edge.
+func New(cfg Config, d Deps) *Service {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	return &Service{cfg: cfg, d: d, metrics: newMetrics(d.Registry), policy: staticPolicy{
+		server:  Limit{N: cfg.ServerEventsPerMinute, Window: time.Minute},
+		browser: Limit{N: cfg.BrowserRequestsPerMinute, Window: time.Minute},
+	}}
+}
+
+const (
+	kindServer  = "server"
+	kindBrowser = "browser"
+
+	routeServerEvents = "/api/tracking/server-events"
+	routeCollect      = "/v1/collect"
+	routeTrackerJS    = "/v1/tracker.js"
+)
+
+// Register mounts the edge's routes.
+func (s *Service) Register(r gin.IRouter) {
+	r.POST(routeServerEvents, s.serverEvents)
+	r.OPTIONS(routeCollect, s.collectPreflight)
+	r.POST(routeCollect, s.collect)
+	r.GET(routeTrackerJS, serveTrackerJS)
+	r.HEAD(routeTrackerJS, serveTrackerJS)
+}
+
+// readBody reads at most limit bytes; a larger body is errPayloadTooLarge.
+func readBody(c *gin.Context, limit int64) ([]byte, error) {
+	if c.Request.ContentLength > limit {
+		return nil, errPayloadTooLarge
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, limit))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return nil, errPayloadTooLarge
+	}
+	if err != nil {
+		return nil, errInvalidBody
+	}
+	return b, nil
+}
+
+// checkWorkspace applies the access rules shared by both event routes.
+func checkWorkspace(w controlplane.Workspace, src controlplane.Source) error {
+	if !src.Enabled {
+		return errSourceUnavailable
+	}
+	if !w.HasAccess() {
+		return errSubscription
+	}
+	if !slices.Contains(w.SelectedAppIDs, src.AppID) {
+		return errAppNotSelected
+	}
+	return nil
+}
+
+func bearer(c *gin.Context) string {
+	h := c.GetHeader("Authorization")
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return ""
+}
+
+func (s *Service) produce(ctx context.Context, recs ...*kgo.Record) error {
+	start := time.Now()
+	err := s.d.Producer.ProduceSync(ctx, recs...).FirstErr()
+	s.metrics.produce.Observe(time.Since(start).Seconds())
+	if err != nil {
+		s.d.Log.Warn("produce failed", "err", err, "records", len(recs))
+		return errUnavailable
+	}
+	return nil
+}
+
+func (s *Service) reject(c *gin.Context, route string, err error) {
+	ae := writeError(c, err)
+	s.metrics.requests.WithLabelValues(route, ae.Code).Inc()
+	if ae.Status >= 500 {
+		s.d.Log.Warn("request failed", "route", route, "error", ae.Code, "err", err)
+	}
+}
