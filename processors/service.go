@@ -83,22 +83,25 @@ func New(cfg Config, d Deps) (*Service, error) {
 		name  string
 		topic string
 		build func(cl *kgo.Client, m *LoopMetrics, log *slog.Logger) runner
+		opts  []kgo.Opt
 	}
+	sessions := NewSessionSink(d.ClickHouse, NewSessionMetrics(d.Registry, "sessionize"), cfg.MaxPoll)
 	specs := []spec{
 		{"land-server-events", schemas.TopicServerEvents, func(cl *kgo.Client, m *LoopMetrics, log *slog.Logger) runner {
 			return &Loop[schemas.ServerEvent]{Name: "land-server-events", Consumer: cl, Decode: decodeJSON[schemas.ServerEvent],
 				Sink:        &TableSink[schemas.ServerEvent]{Conn: d.ClickHouse, Insert: insertServerEvents, Row: serverEventRow},
 				DeadLetters: dlq, Metrics: m, Log: log, MaxPoll: cfg.MaxPoll, Backoff: cfg.Backoff, MaxBackoff: cfg.MaxBackoff}
-		}},
-		{"land-browser-events", schemas.TopicBrowserEvents, func(cl *kgo.Client, m *LoopMetrics, log *slog.Logger) runner {
-			return &Loop[schemas.BrowserEvent]{Name: "land-browser-events", Consumer: cl, Decode: decodeJSON[schemas.BrowserEvent],
-				Sink:        &TableSink[schemas.BrowserEvent]{Conn: d.ClickHouse, Insert: insertBrowserEvents, Row: browserEventRow},
+		}, nil},
+		// Sessionizes browser events and lands them with their sessions (it replaced the plain
+		// land-browser-events consumer; its new group starts at the beginning of the topic).
+		{"sessionize", schemas.TopicBrowserEvents, func(cl *kgo.Client, m *LoopMetrics, log *slog.Logger) runner {
+			return &Loop[sessionEvent]{Name: "sessionize", Consumer: cl, Decode: decodeSessionEvent, Sink: sessions,
 				DeadLetters: dlq, Metrics: m, Log: log, MaxPoll: cfg.MaxPoll, Backoff: cfg.Backoff, MaxBackoff: cfg.MaxBackoff}
-		}},
+		}, sessions.ConsumerOpts()},
 	}
 	for _, sp := range specs {
 		group := cfg.GroupPrefix + "." + sp.name + d.Kafka.TopicSuffix
-		cl, err := kafkax.NewConsumer(d.Kafka, sp.name, group, []string{d.Kafka.Topic(sp.topic)}, d.Registry)
+		cl, err := kafkax.NewConsumer(d.Kafka, sp.name, group, []string{d.Kafka.Topic(sp.topic)}, d.Registry, sp.opts...)
 		if err != nil {
 			s.Close()
 			return nil, err

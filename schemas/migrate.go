@@ -4,10 +4,10 @@ package schemas
 
 import (
 	"context"
-	"errors"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
