@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/revtrack/revtrack/ingest"
+	"github.com/revtrack/revtrack/internal/adminapi"
 	"github.com/revtrack/revtrack/internal/controlplane"
 	"github.com/revtrack/revtrack/internal/httpserver"
 	"github.com/revtrack/revtrack/internal/obs"
@@ -83,6 +84,12 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 			Registry:     reg,
 			Log:          a.log.With("component", "ingest"),
 		}).Register(engine)
+	}
+
+	if c.query {
+		// The control-plane API rides with the query edge: both are the workspace-facing,
+		// key-authenticated surface; neither writes event or synced data.
+		(&adminapi.API{Store: store, Log: a.log.With("component", "admin-api")}).Register(engine)
 	}
 
 	g, gctx := errgroup.WithContext(ctx)

@@ -1,0 +1,107 @@
+// Package adminapi is the control-plane HTTP API under /api/admin: tracking sources, workspace keys
+// and the audit log. It needs an admin-scoped workspace key, because the specification reserves
+// these operations for workspace owners and admins. Every change is audited with the key's ID.
+package adminapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/revtrack/revtrack/internal/authn"
+	"github.com/revtrack/revtrack/internal/controlplane"
+)
+
+// Store is the part of the control plane the API uses.
+type Store interface {
+	authn.Keys
+	Sources(ctx context.Context, workspaceID string) ([]controlplane.Source, error)
+	SourceByID(ctx context.Context, workspaceID, id string) (controlplane.Source, error)
+	CreateSource(ctx context.Context, actor, slug, appID, name string, origins []string) (controlplane.Source, string, error)
+	SetSourceEnabled(ctx context.Context, actor, workspaceID, id string, enabled bool) (controlplane.Source, error)
+	SetSourceOrigins(ctx context.Context, actor, workspaceID, id string, origins []string) (controlplane.Source, error)
+	RotatePublicKey(ctx context.Context, actor, workspaceID, id string) (controlplane.Source, error)
+	RotatePrivateKey(ctx context.Context, actor, workspaceID, id string) (controlplane.Source, string, error)
+	CreateAPIKey(ctx context.Context, actor, slug, name, scope string) (string, controlplane.APIKey, error)
+	APIKeys(ctx context.Context, workspaceID string) ([]controlplane.APIKey, error)
+	RevokeAPIKey(ctx context.Context, actor, keyID string) (controlplane.APIKey, error)
+	AuditLog(ctx context.Context, workspaceID string, limit int) ([]controlplane.AuditEntry, error)
+}
+
+var _ Store = (*controlplane.Store)(nil)
+
+// API serves /api/admin.
+type API struct {
+	Store Store
+	Log   *slog.Logger
+}
+
+// Register mounts the routes behind key authentication and the admin scope.
+func (a *API) Register(r gin.IRouter) {
+	g := r.Group("/api/admin", noStore, authn.Middleware(a.Store, writeError), authn.RequireAdmin(writeError))
+	g.GET("/sources", a.listSources)
+	g.POST("/sources", a.createSource)
+	g.GET("/sources/:id", a.getSource)
+	g.PATCH("/sources/:id", a.updateSource)
+	g.POST("/sources/:id/rotate-public-key", a.rotatePublic)
+	g.POST("/sources/:id/rotate-private-key", a.rotatePrivate)
+	g.GET("/keys", a.listKeys)
+	g.POST("/keys", a.createKey)
+	g.POST("/keys/:id/revoke", a.revokeKey)
+	g.GET("/audit", a.audit)
+}
+
+func noStore(c *gin.Context) { c.Header("Cache-Control", "no-store"); c.Next() }
+
+// writeError is this edge's one error-to-status table.
+func writeError(c *gin.Context, err error) {
+	status, code := http.StatusServiceUnavailable, "unavailable"
+	msg := "temporary failure; retry with exponential backoff"
+	switch {
+	case errors.Is(err, controlplane.ErrInvalidKey):
+		status, code, msg = http.StatusUnauthorized, "unauthorized", "missing, invalid or revoked key"
+	case errors.Is(err, controlplane.ErrInactiveSubs):
+		status, code, msg = http.StatusForbidden, "subscription_inactive", "the workspace lacks an active subscription"
+	case errors.Is(err, authn.ErrForbiddenScope):
+		status, code, msg = http.StatusForbidden, "forbidden", err.Error()
+	case errors.Is(err, controlplane.ErrInvalid), errors.Is(err, errBadRequest):
+		status, code, msg = http.StatusBadRequest, "invalid_request", err.Error()
+	case errors.Is(err, controlplane.ErrNotFound):
+		status, code, msg = http.StatusNotFound, "not_found", err.Error()
+	case errors.Is(err, controlplane.ErrConflict):
+		status, code, msg = http.StatusConflict, "conflict", err.Error()
+	}
+	c.AbortWithStatusJSON(status, gin.H{"error": code, "message": msg})
+}
+
+var errBadRequest = errors.New("invalid request")
+
+func (a *API) fail(c *gin.Context, err error) {
+	if !errors.Is(err, controlplane.ErrInvalid) && !errors.Is(err, controlplane.ErrNotFound) && !errors.Is(err, errBadRequest) {
+		a.Log.Warn("admin request failed", "path", c.FullPath(), "err", err)
+	}
+	writeError(c, err)
+}
+
+func bind(c *gin.Context, v any) error {
+	if err := c.ShouldBindJSON(v); err != nil {
+		return errors.Join(errBadRequest, errors.New("request body is not valid JSON for this operation: "+err.Error()))
+	}
+	return nil
+}
+
+func limitParam(c *gin.Context, def, max int) (int, error) {
+	s := c.Query("limit")
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > max {
+		return 0, errors.Join(errBadRequest, errors.New("limit must be an integer from 1 to "+strconv.Itoa(max)))
+	}
+	return n, nil
+}
