@@ -229,11 +229,12 @@ func (a *app) demoCommand() *cobra.Command {
 	return &cobra.Command{Use: "seed-demo", Short: "Create the demo workspace (idempotent) and print a new API key for it", Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return a.withStore(c, func(ctx context.Context, s *controlplane.Store) error {
-				key, err := seedDemo(ctx, s)
+				creds, err := seedDemo(ctx, s)
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(a.out, "workspace=%s api_key=%s\n", demoSlug, key)
+				fmt.Fprintf(a.out, "team=%s api_key=%s tracker_pk=%s tracker_sk=%s demo_page=%s/\n",
+					demoSlug, creds.APIKey, creds.PublicKey, creds.PrivateKey, demoPageOrigin)
 				return nil
 			})
 		}}

@@ -8,19 +8,33 @@ import (
 	"github.com/revtrack/revtrack/internal/controlplane"
 )
 
-const demoSlug = "demo"
+const (
+	demoSlug = "demo"
+	// demoPageAddr serves the demo page (`revtrack demo-page`); its origin is the demo source's
+	// allowed origin.
+	demoPageAddr   = "127.0.0.1:8090"
+	demoPageOrigin = "http://" + demoPageAddr
+	demoSourceName = "Upsell Wizard install page"
+)
+
+// demoCredentials is what `make run` prints so a developer can try tracking at once.
+type demoCredentials struct {
+	APIKey, PublicKey, PrivateKey string
+}
 
 var demoApps = []controlplane.App{
 	{ID: "demo-upsell", PlatformAppID: "gid://partners/App/1001", Name: "Upsell Wizard"},
 	{ID: "demo-reviews", PlatformAppID: "gid://partners/App/1002", Name: "Review Stars"},
 }
 
-// seedDemo makes sure the demo workspace, its apps and its owner exist, and returns a new key.
-// Each run creates a new, separately revocable key, because keys are shown only once.
-func seedDemo(ctx context.Context, s *controlplane.Store) (string, error) {
+// seedDemo makes sure the demo workspace, its apps, its owner and its tracking source exist, and
+// returns a new admin key and a new private key for the source. Each run creates a new, separately
+// revocable API key and rotates the source's private key, because keys are shown only once.
+func seedDemo(ctx context.Context, s *controlplane.Store) (demoCredentials, error) {
+	var creds demoCredentials
 	apps, err := s.Apps(ctx)
 	if err != nil {
-		return "", err
+		return creds, err
 	}
 	have := map[string]bool{}
 	for _, a := range apps {
@@ -31,23 +45,39 @@ func seedDemo(ctx context.Context, s *controlplane.Store) (string, error) {
 		ids = append(ids, a.ID)
 		if !have[a.ID] {
 			if err := s.PutApp(ctx, adminActor, a); err != nil {
-				return "", err
+				return creds, err
 			}
 		}
 	}
-	if _, err := s.WorkspaceBySlug(ctx, demoSlug); errors.Is(err, controlplane.ErrNotFound) {
-		if _, err := s.CreateWorkspace(ctx, adminActor, demoSlug, "Demo Apps Inc.", controlplane.StatusActive); err != nil {
-			return "", err
+	w, err := s.WorkspaceBySlug(ctx, demoSlug)
+	if errors.Is(err, controlplane.ErrNotFound) {
+		if w, err = s.CreateWorkspace(ctx, adminActor, demoSlug, "Demo Apps Inc.", controlplane.StatusActive); err != nil {
+			return creds, err
 		}
-		if _, err := s.SetSelectedApps(ctx, adminActor, demoSlug, ids); err != nil {
-			return "", err
+		if w, err = s.SetSelectedApps(ctx, adminActor, demoSlug, ids); err != nil {
+			return creds, err
 		}
 		if _, err := s.PutMember(ctx, adminActor, demoSlug, "owner@demo.example", controlplane.RoleOwner); err != nil {
-			return "", err
+			return creds, err
 		}
 	} else if err != nil {
-		return "", err
+		return creds, err
 	}
-	key, _, err := s.CreateAPIKey(ctx, adminActor, demoSlug, "make run "+time.Now().UTC().Format(time.RFC3339), controlplane.ScopeAdmin)
-	return key, err
+	if creds.APIKey, _, err = s.CreateAPIKey(ctx, adminActor, demoSlug, "make run "+time.Now().UTC().Format(time.RFC3339), controlplane.ScopeAdmin); err != nil {
+		return creds, err
+	}
+	srcs, err := s.Sources(ctx, w.ID)
+	if err != nil {
+		return creds, err
+	}
+	for _, src := range srcs {
+		if src.Name == demoSourceName {
+			src, creds.PrivateKey, err = s.RotatePrivateKey(ctx, adminActor, w.ID, src.ID)
+			creds.PublicKey = src.PublicKey
+			return creds, err
+		}
+	}
+	src, sk, err := s.CreateSource(ctx, adminActor, demoSlug, demoApps[0].ID, demoSourceName, []string{demoPageOrigin})
+	creds.PublicKey, creds.PrivateKey = src.PublicKey, sk
+	return creds, err
 }

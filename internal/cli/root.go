@@ -50,6 +50,7 @@ func New(out, logOut io.Writer) *cobra.Command {
 		a.migrateCommand(),
 		a.adminCommand(),
 		a.configDocsCommand(root),
+		a.demoPageCommand(),
 	)
 	return root
 }
