@@ -12,7 +12,7 @@ BIN := bin/revtrack
 TEST_STACK := STACK_NAME=test deploy/local/stack
 GO_TEST_FLAGS ?= -count=1 -race -timeout 15m
 
-.PHONY: help tools chdb build run test test-unit stack-up stack-down stack-status stack-test stack-test-down lint fmt tidy golden clean
+.PHONY: help tools chdb browser-deps build run test test-unit stack-up stack-down stack-status stack-test stack-test-down lint fmt tidy golden clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -26,10 +26,20 @@ build: ## Build bin/revtrack
 run: tools build ## Local stack up, migrate, demo data, every component; prints the ready line
 	deploy/local/run
 
-test: tools chdb stack-test ## Every test, integration tests included, against the real test stack
+test: tools chdb browser-deps stack-test ## Every test, integration tests included, against the real test stack
 	eval "$$($(TEST_STACK) env)"; export REVTRACK_KAFKA_BROKERS REVTRACK_CLICKHOUSE_ADDR REVTRACK_REDIS_ADDR; \
 	export REVTRACK_CHDB_PYTHON=$(CURDIR)/$(CHDB_VENV)/bin/python; \
 	$(GO) vet ./... && $(GO) test $(GO_TEST_FLAGS) ./...
+
+# Headless Chromium (Debian's package; browsers are never downloaded by a test tool) and the pinned
+# Node packages of the tracker.js browser tests.
+BROWSERTEST := ingest/tracker/browsertest
+browser-deps: ## Install Chromium and the browser tests' Node packages
+	@test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+	@command -v node >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm)
+	@if [ ! -d $(BROWSERTEST)/node_modules ] || [ $(BROWSERTEST)/package-lock.json -nt $(BROWSERTEST)/node_modules ]; then \
+		npm ci --prefix $(BROWSERTEST) --no-audit --no-fund --loglevel=error && touch $(BROWSERTEST)/node_modules; \
+	fi
 
 # The current ClickHouse engine, embedded (chdb from PyPI), so tests prove the SQL also runs on the
 # ClickHouse production uses while the local server is 18.16.

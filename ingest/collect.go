@@ -134,6 +134,8 @@ func cors(c *gin.Context) {
 	h := c.Writer.Header()
 	h.Set("Access-Control-Allow-Origin", origin)
 	h.Set("Access-Control-Allow-Credentials", "true")
+	// tracker.js honours Retry-After on 429 and 503; cross-origin it can read it only when exposed.
+	h.Set("Access-Control-Expose-Headers", "Retry-After")
 	h.Add("Vary", "Origin")
 }
 

@@ -1,0 +1,120 @@
+package tracker
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/revtrack/revtrack/schemas"
+)
+
+// The script's budget: at most 5 KB gzipped, as served.
+func TestScriptGzipSize(t *testing.T) {
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := zw.Write(Script); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := buf.Len(); n > 5120 {
+		t.Fatalf("tracker.js is %d bytes gzipped, over 5120", n)
+	}
+}
+
+// The script writes to the console only when data-debug is set: no console.log at all, and every
+// console call sits on a line guarded by the debug flag.
+func TestScriptConsoleOnlyWhenDebugging(t *testing.T) {
+	src := string(Script)
+	if strings.Contains(src, "console.log") {
+		t.Error("tracker.js contains console.log")
+	}
+	for i, line := range strings.Split(src, "\n") {
+		if strings.Contains(line, "console.") && !strings.Contains(line, "debug &&") {
+			t.Errorf("line %d uses the console outside the debug path: %s", i+1, strings.TrimSpace(line))
+		}
+	}
+}
+
+// Every stripped parameter is documented in the README, and the README lists no other.
+func TestStripListDocumented(t *testing.T) {
+	m := regexp.MustCompile(`const STRIP = \[([^\]]*)\]`).FindStringSubmatch(string(Script))
+	if m == nil {
+		t.Fatal("STRIP list not found in tracker.js")
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, p := range strings.Split(m[1], ",") {
+		want = append(want, "`"+strings.Trim(strings.TrimSpace(p), "'")+"`")
+	}
+	line := regexp.MustCompile(`(?m)^Stripped parameters: (.*)$`).FindSubmatch(readme)
+	if line == nil {
+		t.Fatal(`README.md has no "Stripped parameters: …" line`)
+	}
+	if got, w := strings.TrimSuffix(string(line[1]), "."), strings.Join(want, ", "); got != w {
+		t.Errorf("README lists %s, tracker.js strips %s", got, w)
+	}
+}
+
+// collectBody is the collect request as README.md specifies it; the golden body must decode into it
+// with no unknown field, and the first-touch and platform objects use the topic message types.
+type collectBody struct {
+	Key   string `json:"key"`
+	Batch []struct {
+		EventID       string                   `json:"eventId"`
+		Name          string                   `json:"name"`
+		OccurredAt    string                   `json:"occurredAt"`
+		AcquisitionID string                   `json:"acquisitionId"`
+		SessionID     string                   `json:"sessionId"`
+		Returning     bool                     `json:"returning"`
+		URL           string                   `json:"url"`
+		Path          string                   `json:"path"`
+		Title         string                   `json:"title"`
+		Referrer      string                   `json:"referrer"`
+		FirstTouch    schemas.FirstTouch       `json:"firstTouch"`
+		Platform      *schemas.PlatformContext `json:"platform"`
+		Properties    map[string]any           `json:"properties"`
+	} `json:"batch"`
+}
+
+func TestGoldenBodyMatchesContract(t *testing.T) {
+	raw, err := os.ReadFile("testdata/collect-body.golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var body collectBody
+	if err := dec.Decode(&body); err != nil {
+		t.Fatalf("golden body does not fit the contract: %v", err)
+	}
+	names := map[string]bool{}
+	for _, e := range body.Batch {
+		names[e.Name] = true
+		if e.EventID == "" || e.AcquisitionID == "" || e.SessionID == "" || e.OccurredAt == "" || e.URL == "" {
+			t.Errorf("%s: a required field is empty", e.Name)
+		}
+		if e.FirstTouch.LandingURL == "" || e.FirstTouch.Gclid == "" {
+			t.Errorf("%s: first touch incomplete: %+v", e.Name, e.FirstTouch)
+		}
+		if strings.Contains(e.URL, "id_token") {
+			t.Errorf("%s: url keeps id_token", e.Name)
+		}
+	}
+	for _, n := range []string{"page_view", "platform_context", "signup_clicked"} {
+		if !names[n] {
+			t.Errorf("golden body lacks a %s event", n)
+		}
+	}
+}
