@@ -73,11 +73,16 @@ type Service struct {
 	loops   []runner
 	clients []*kgo.Client
 	log     *slog.Logger
+	// retention is applied daily beside the loops (retention.go).
+	retention RetentionConn
 }
 
 // New builds the consumers. Nothing connects until Run.
 func New(cfg Config, d Deps) (*Service, error) {
 	s := &Service{log: d.Log}
+	if d.ClickHouse != nil {
+		s.retention = d.ClickHouse
+	}
 	dlq := &DeadLetterWriter{Producer: d.Producer, Topic: d.Kafka.Topic(schemas.TopicDeadLetters)}
 	type spec struct {
 		name  string
@@ -98,6 +103,13 @@ func New(cfg Config, d Deps) (*Service, error) {
 			return &Loop[sessionEvent]{Name: "sessionize", Consumer: cl, Decode: decodeSessionEvent, Sink: sessions,
 				DeadLetters: dlq, Metrics: m, Log: log, MaxPoll: cfg.MaxPoll, Backoff: cfg.Backoff, MaxBackoff: cfg.MaxBackoff}
 		}, sessions.ConsumerOpts()},
+		// Links browsers to shops and lands the funnel's view of server events (identity_sink.go).
+		// Its own group beside land-server-events, so neither waits for the other.
+		{"identity-join", schemas.TopicServerEvents, func(cl *kgo.Client, m *LoopMetrics, log *slog.Logger) runner {
+			return &Loop[schemas.ServerEvent]{Name: "identity-join", Consumer: cl, Decode: decodeIdentityEvent,
+				Sink:        NewIdentitySink(d.ClickHouse, NewIdentityMetrics(d.Registry, "identity-join")),
+				DeadLetters: dlq, Metrics: m, Log: log, MaxPoll: cfg.MaxPoll, Backoff: cfg.Backoff, MaxBackoff: cfg.MaxBackoff}
+		}, nil},
 	}
 	for _, sp := range specs {
 		group := cfg.GroupPrefix + "." + sp.name + d.Kafka.TopicSuffix
@@ -117,6 +129,9 @@ func (s *Service) Run(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for _, l := range s.loops {
 		g.Go(func() error { return l.Run(gctx) })
+	}
+	if s.retention != nil {
+		g.Go(func() error { runRetentionDaily(gctx, s.retention, s.log.With("job", "retention")); return nil })
 	}
 	err := g.Wait()
 	s.Close()

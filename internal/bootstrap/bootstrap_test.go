@@ -119,6 +119,7 @@ func assertTables(t *testing.T, conn driver.Conn, database string) {
 	ctx := testenv.Ctx(t)
 	want := []string{"workspaces", "workspace_members", "apps", "api_keys", "tracking_sources", "audit_log",
 		"browser_events", "server_events", "sessions", "acquisition_links", "session_state",
+		"acquisitions", "acquisitions_mv", "shop_attribution", "shop_attribution_mv", "funnel_events",
 		"partner_connections", "platform_customers", "platform_charges", "platform_lifecycle_events", "platform_transactions",
 		"platform_usage_charges", "usage_events", "sync_runs", "sync_cursors",
 		"ad_connections", "conversion_actions", "ad_mappings", "upload_queue", "schema_migrations"}

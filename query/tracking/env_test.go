@@ -1,0 +1,153 @@
+package tracking
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"go.uber.org/goleak"
+
+	"github.com/revtrack/revtrack/internal/bootstrap"
+	"github.com/revtrack/revtrack/internal/clickhousex"
+	"github.com/revtrack/revtrack/internal/kafkax"
+	"github.com/revtrack/revtrack/internal/testenv"
+	"github.com/revtrack/revtrack/processors"
+	"github.com/revtrack/revtrack/schemas"
+)
+
+// The tests run the real processors to write what the store reads; their goroutines must end.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+type env struct {
+	kc       kafkax.Config
+	producer *kgo.Client
+	ch       driver.Conn
+	store    *Store
+}
+
+// setup migrates a fresh database, creates this test's topics on the real broker and starts the
+// processors (sessionize, land-server-events, identity-join) until the test ends.
+func setup(t *testing.T) env {
+	t.Helper()
+	ctx := testenv.Ctx(t)
+	chc := testenv.ClickHouseConfig(t)
+	rdb, rc := testenv.Redis(t)
+	if _, err := bootstrap.Migrate(ctx, chc, rdb, rc.KeyPrefix, quiet); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := clickhousex.Open(ctx, chc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	kc := testenv.KafkaConfig(t)
+	p, err := kafkax.NewProducer(kc, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	if err := bootstrap.EnsureTopics(ctx, p, kc); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		var names []string
+		for _, s := range bootstrap.TopicSpecs() {
+			names = append(names, kc.Topic(s.Name))
+		}
+		_, _ = kadm.NewClient(p).DeleteTopics(context.Background(), names...)
+	})
+
+	cfg := processors.DefaultConfig()
+	cfg.Backoff, cfg.MaxBackoff = 50*time.Millisecond, 200*time.Millisecond
+	svc, err := processors.New(cfg, processors.Deps{Kafka: kc, ClickHouse: conn, Producer: p, Registry: prometheus.NewRegistry(), Log: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- svc.Run(runCtx) }()
+	t.Cleanup(func() { // registered last: runs before the connections close
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("processors: %v", err)
+		}
+	})
+	return env{kc: kc, producer: p, ch: conn, store: New(conn)}
+}
+
+func (e env) produce(t *testing.T, topic, key string, v any) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &kgo.Record{Topic: e.kc.Topic(topic), Key: []byte(key), Value: b}
+	if err := e.producer.ProduceSync(testenv.Ctx(t), r).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (e env) browser(t *testing.T, evs ...schemas.BrowserEvent) {
+	t.Helper()
+	for _, ev := range evs {
+		e.produce(t, schemas.TopicBrowserEvents, ev.SourceID+":"+ev.AcquisitionID, ev)
+	}
+}
+
+func (e env) server(t *testing.T, evs ...schemas.ServerEvent) {
+	t.Helper()
+	for _, ev := range evs {
+		e.produce(t, schemas.TopicServerEvents, ev.SourceID+":"+ev.AcquisitionID, ev)
+	}
+}
+
+func (e env) count(t *testing.T, query string) uint64 {
+	t.Helper()
+	var n uint64
+	if err := e.ch.QueryRow(testenv.Ctx(t), query).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// eventually polls cond until it holds or 30 s pass.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// t0 is the scenario's reference time.
+var t0 = time.Date(2026, 11, 10, 10, 0, 0, 0, time.UTC)
+
+func pageView(id, source, acq string, at time.Duration, touch schemas.FirstTouch) schemas.BrowserEvent {
+	ts := t0.Add(at)
+	return schemas.BrowserEvent{EventID: id, SourceID: source, WorkspaceID: "ws", AppID: "app", AcquisitionID: acq,
+		Name: "page_view", OccurredAt: ts, ReceivedAt: ts.Add(time.Second), URL: "https://app.example/" + id, Path: "/" + id,
+		FirstTouch: touch}
+}
+
+func serverEvent(id, source, name, acq, shop string, at time.Duration) schemas.ServerEvent {
+	ts := t0.Add(at)
+	return schemas.ServerEvent{EventID: id, SourceID: source, WorkspaceID: "ws", AppID: "app", AcquisitionID: acq, Name: name,
+		CustomerRef: shop, OccurredAt: ts, ReceivedAt: ts.Add(time.Second)}
+}
+
+func money(ev schemas.ServerEvent, cents int64, currency string) schemas.ServerEvent {
+	ev.AmountCents, ev.Currency = &cents, currency
+	return ev
+}
