@@ -38,20 +38,20 @@ SELECT 's1', 'src', 'ws', 'app', 'paid', toDateTime('2026-11-10 11:00:00', 'UTC'
 	add := func(q string, args ...any) { statements = append(statements, inline(t, q, args...)) }
 	addComposed := func(q string, args []any) { add(q, args...) }
 
-	add(selectFirstTouches, "ws", set)
-	for _, f := range []Filter{{WorkspaceID: "ws", Limit: 10}, {WorkspaceID: "ws", SourceID: "src", AcquisitionID: "acq", Limit: 10}} {
+	add(selectFirstTouches, "ws", scope.apps(), set)
+	for _, f := range []Filter{{Scope: scope, Limit: 10}, {Scope: scope, SourceID: "src", AcquisitionID: "acq", Limit: 10}} {
 		addComposed(recentBrowserQuery(f, from, to))
 		addComposed(recentServerQuery(f, from, to))
 	}
-	add(troubleshootBrowser, "ws", "src", epoch(from))
-	add(troubleshootServer, "ws", "src", epoch(from))
-	add(troubleshootClickAttributed, "ws", "src", epoch(from), "ws")
+	add(troubleshootBrowser, "ws", scope.apps(), "src", epoch(from))
+	add(troubleshootServer, "ws", scope.apps(), "src", epoch(from))
+	add(troubleshootClickAttributed, "ws", scope.apps(), "src", epoch(from), "ws", scope.apps())
 	for dim, column := range funnelGroupColumns {
 		for _, source := range []string{"", "src"} {
-			addComposed(funnelQuery(FunnelFilter{WorkspaceID: "ws", SourceID: source, Dimension: dim, Window: DefaultFunnelWindow}, column, from, to))
+			addComposed(funnelQuery(FunnelFilter{Scope: scope, SourceID: source, Dimension: dim, Window: DefaultFunnelWindow}, column, from, to))
 		}
 	}
-	add(selectLedger, "ws", epoch(from), epoch(to), "ws")
+	add(selectLedger, "ws", scope.apps(), epoch(from), epoch(to), "ws", scope.apps())
 
 	if _, failures := testenv.OnCurrentClickHouse(t, statements); len(failures) > 0 {
 		t.Fatalf("rejected by current ClickHouse: %+v", failures)
@@ -82,6 +82,12 @@ func literal(t *testing.T, v any) string {
 		return "'" + strings.ReplaceAll(strings.ReplaceAll(v, `\`, `\\`), `'`, `\'`) + "'"
 	case int, int64, uint64:
 		return fmt.Sprint(v)
+	case []string:
+		vals := make([]string, len(v))
+		for i, x := range v {
+			vals[i] = literal(t, x)
+		}
+		return "[" + strings.Join(vals, ", ") + "]"
 	case []clickhouse.GroupSet:
 		tuples := make([]string, len(v))
 		for i, g := range v {

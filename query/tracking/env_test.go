@@ -151,3 +151,6 @@ func money(ev schemas.ServerEvent, cents int64, currency string) schemas.ServerE
 	ev.AmountCents, ev.Currency = &cents, currency
 	return ev
 }
+
+// scope is the tests' workspace with its one app selected.
+var scope = Scope{WorkspaceID: "ws", AppIDs: []string{"app"}}

@@ -23,7 +23,7 @@ const (
 
 // Filter selects recent events of a workspace.
 type Filter struct {
-	WorkspaceID string `json:"workspaceId"`
+	Scope
 	// SourceID restricts to one tracking source (optional).
 	SourceID string `json:"sourceId,omitempty"`
 	// AcquisitionID restricts to one browser: its browser events and the server events attributed
@@ -92,7 +92,7 @@ func (s *Store) RecentEvents(ctx context.Context, f Filter) ([]Event, error) {
 	if len(events) > f.Limit {
 		events = events[:f.Limit]
 	}
-	if err := s.attachFirstTouches(ctx, f.WorkspaceID, events); err != nil {
+	if err := s.attachFirstTouches(ctx, f.Scope, events); err != nil {
 		return nil, err
 	}
 	return events, nil
@@ -128,7 +128,7 @@ func optional(q *strings.Builder, args []any, f Filter, withAcquisition bool) []
 func recentBrowserQuery(f Filter, from, to time.Time) (string, []any) {
 	var q strings.Builder
 	q.WriteString(recentBrowserBase)
-	args := optional(&q, []any{f.WorkspaceID, epoch(from), epoch(to)}, f, true)
+	args := optional(&q, []any{f.WorkspaceID, f.apps(), epoch(from), epoch(to)}, f, true)
 	q.WriteString(recentBrowserEnd)
 	return q.String(), append(args, f.Limit)
 }
@@ -138,7 +138,7 @@ func recentBrowserQuery(f Filter, from, to time.Time) (string, []any) {
 func recentServerQuery(f Filter, from, to time.Time) (string, []any) {
 	var q strings.Builder
 	q.WriteString(recentServerBase)
-	args := optional(&q, []any{f.WorkspaceID, epoch(from), epoch(to)}, f, false)
+	args := optional(&q, []any{f.WorkspaceID, f.apps(), epoch(from), epoch(to)}, f, false)
 	q.WriteString(recentServerOuter)
 	if f.AcquisitionID != "" {
 		q.WriteString(andAcquisitionID)
@@ -196,7 +196,7 @@ func (s *Store) recentServer(ctx context.Context, f Filter, from, to time.Time) 
 }
 
 // attachFirstTouches adds each event's acquisition first touch with one batched lookup.
-func (s *Store) attachFirstTouches(ctx context.Context, workspaceID string, events []Event) error {
+func (s *Store) attachFirstTouches(ctx context.Context, sc Scope, events []Event) error {
 	seen := map[acquisitionKey]bool{}
 	var keys []acquisitionKey
 	for _, ev := range events {
@@ -208,7 +208,7 @@ func (s *Store) attachFirstTouches(ctx context.Context, workspaceID string, even
 	if len(keys) == 0 {
 		return nil
 	}
-	touches, err := s.firstTouches(ctx, workspaceID, keys)
+	touches, err := s.firstTouches(ctx, sc, keys)
 	if err != nil {
 		return err
 	}

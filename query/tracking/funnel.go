@@ -25,7 +25,7 @@ const (
 
 // FunnelFilter selects a funnel.
 type FunnelFilter struct {
-	WorkspaceID string `json:"workspaceId"`
+	Scope
 	// SourceID restricts the cohort to acquisitions captured by one source (optional).
 	SourceID string `json:"sourceId,omitempty"`
 	// Dimension is source (default), tracker_ref or utm_campaign.
@@ -144,11 +144,11 @@ func funnelQuery(f FunnelFilter, column string, from, to time.Time) (string, []a
 	q.WriteString(funnelStart)
 	q.WriteString(column)
 	q.WriteString(funnelCohortRest)
-	args := []any{windowMs, windowMs, f.WorkspaceID}
+	args := []any{windowMs, windowMs, f.WorkspaceID, f.apps()}
 	if f.SourceID != "" {
 		q.WriteString(andSourceID)
 		args = append(args, f.SourceID)
 	}
 	q.WriteString(funnelCohortEnd)
-	return q.String(), append(args, epoch(from), epoch(to), f.WorkspaceID, epoch(to.Add(f.Window)))
+	return q.String(), append(args, epoch(from), epoch(to), f.WorkspaceID, f.apps(), epoch(to.Add(f.Window)))
 }

@@ -26,15 +26,15 @@ type LedgerRow struct {
 // of their resolved acquisition (their own acquisitionId, else their shop's first linked
 // acquisition) and per currency. Money is never summed across currencies: each currency is its
 // own row. Each event ID counts once. Rows are ordered by tracker_ref, then currency.
-func (s *Store) Ledger(ctx context.Context, workspaceID string, from, to time.Time) ([]LedgerRow, error) {
-	if workspaceID == "" {
+func (s *Store) Ledger(ctx context.Context, sc Scope, from, to time.Time) ([]LedgerRow, error) {
+	if sc.WorkspaceID == "" {
 		return nil, invalid("workspaceId is required")
 	}
 	from, to, err := s.dateRange(from, to)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.conn.Query(ctx, selectLedger, workspaceID, epoch(from), epoch(to), workspaceID)
+	rows, err := s.conn.Query(ctx, selectLedger, sc.WorkspaceID, sc.apps(), epoch(from), epoch(to), sc.WorkspaceID, sc.apps())
 	if err != nil {
 		return nil, fmt.Errorf("read ledger: %w", err)
 	}

@@ -71,7 +71,7 @@ func TestScenario(t *testing.T) {
 	from, to := t0.Add(-3*24*time.Hour), t0.Add(3*24*time.Hour)
 
 	t.Run("RecentEventsOfAnAcquisition", func(t *testing.T) {
-		got, err := e.store.RecentEvents(ctx, Filter{WorkspaceID: "ws", AcquisitionID: "acq-a", From: from, To: to})
+		got, err := e.store.RecentEvents(ctx, Filter{Scope: scope, AcquisitionID: "acq-a", From: from, To: to})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestScenario(t *testing.T) {
 	})
 
 	t.Run("RecentEventsLimitAndSource", func(t *testing.T) {
-		got, err := e.store.RecentEvents(ctx, Filter{WorkspaceID: "ws", From: from, To: to, Limit: 3})
+		got, err := e.store.RecentEvents(ctx, Filter{Scope: scope, From: from, To: to, Limit: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +111,7 @@ func TestScenario(t *testing.T) {
 		if got[0].AcquisitionID != "acq-c" || got[0].FirstTouch == nil || got[0].FirstTouch.TrackerRef != "partner-a" {
 			t.Fatalf("c-paid resolved through shop-c's link: %+v", got[0])
 		}
-		none, err := e.store.RecentEvents(ctx, Filter{WorkspaceID: "ws", SourceID: "other", From: from, To: to})
+		none, err := e.store.RecentEvents(ctx, Filter{Scope: scope, SourceID: "other", From: from, To: to})
 		if err != nil || len(none) != 0 {
 			t.Fatalf("another source: %+v, %v", none, err)
 		}
@@ -150,7 +150,7 @@ func TestScenario(t *testing.T) {
 				{Key: "partner-b", Steps: steps(1, 1, 0, 0, 0)},
 			}},
 		} {
-			got, err := e.store.Funnel(ctx, FunnelFilter{WorkspaceID: "ws", Dimension: tc.dimension, From: cohortFrom, To: cohortTo, Window: tc.window})
+			got, err := e.store.Funnel(ctx, FunnelFilter{Scope: scope, Dimension: tc.dimension, From: cohortFrom, To: cohortTo, Window: tc.window})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,14 +159,14 @@ func TestScenario(t *testing.T) {
 			}
 		}
 		// The cohort is the acquisitions first seen in the range: acq-c (a day later) is not in it.
-		got, err := e.store.Funnel(ctx, FunnelFilter{WorkspaceID: "ws", From: cohortFrom, To: t0.Add(time.Hour)})
+		got, err := e.store.Funnel(ctx, FunnelFilter{Scope: scope, From: cohortFrom, To: t0.Add(time.Hour)})
 		if err != nil || len(got.Groups) != 1 || got.Groups[0].Steps[0].Acquisitions != 2 || got.WindowSeconds != 30*24*3600 {
 			t.Fatalf("first hour's cohort: %+v, %v", got, err)
 		}
 	})
 
 	t.Run("Ledger", func(t *testing.T) {
-		got, err := e.store.Ledger(ctx, "ws", from, to)
+		got, err := e.store.Ledger(ctx, scope, from, to)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,14 +179,14 @@ func TestScenario(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("ledger\n got %+v\nwant %+v", got, want)
 		}
-		got, err = e.store.Ledger(ctx, "ws", t0.Add(25*time.Hour), to)
+		got, err = e.store.Ledger(ctx, scope, t0.Add(25*time.Hour), to)
 		if err != nil || !reflect.DeepEqual(got, []LedgerRow{{TrackerRef: "partner-a", Currency: "USD", PaidCents: 3000, NetCents: 3000, PaidCount: 1}}) {
 			t.Fatalf("ledger from day two: %+v, %v", got, err)
 		}
 	})
 
 	t.Run("Troubleshoot", func(t *testing.T) {
-		got, err := e.store.Troubleshoot(ctx, "ws", "src", from)
+		got, err := e.store.Troubleshoot(ctx, scope, "src", from)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +205,7 @@ func TestScenario(t *testing.T) {
 				t.Errorf("condition %+v detected on a working source", c)
 			}
 		}
-		silent, err := e.store.Troubleshoot(ctx, "ws", "src-silent", from)
+		silent, err := e.store.Troubleshoot(ctx, scope, "src-silent", from)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,7 +241,7 @@ func TestLateBrowserHistoryStillAttributes(t *testing.T) {
 	eventually(t, "the payment resolved through the shop link", func() bool {
 		return e.count(t, "SELECT count() FROM funnel_events FINAL WHERE event_id = 'e-paid' AND acquisition_source_id = 'src-web' AND acquisition_id = 'acq-e'") == 1
 	})
-	got, err := e.store.Ledger(ctx, "ws", from, to)
+	got, err := e.store.Ledger(ctx, scope, from, to)
 	if err != nil || !reflect.DeepEqual(got, []LedgerRow{{Currency: "USD", PaidCents: 5000, NetCents: 5000, PaidCount: 1}}) {
 		t.Fatalf("ledger before browser history: %+v, %v", got, err)
 	}
@@ -249,15 +249,27 @@ func TestLateBrowserHistoryStillAttributes(t *testing.T) {
 	e.browser(t, pageView("e1", "src-web", "acq-e", -10*time.Minute, schemas.FirstTouch{TrackerRef: "partner-e"}))
 	want := []LedgerRow{{TrackerRef: "partner-e", Currency: "USD", PaidCents: 5000, NetCents: 5000, PaidCount: 1}}
 	eventually(t, "the ledger to attribute the payment to partner-e", func() bool {
-		got, err = e.store.Ledger(ctx, "ws", from, to)
+		got, err = e.store.Ledger(ctx, scope, from, to)
 		return err == nil && reflect.DeepEqual(got, want)
 	})
-	evs, err := e.store.RecentEvents(ctx, Filter{WorkspaceID: "ws", AcquisitionID: "acq-e", From: from, To: to})
+	evs, err := e.store.RecentEvents(ctx, Filter{Scope: scope, AcquisitionID: "acq-e", From: from, To: to})
 	if err != nil || len(evs) != 3 || evs[0].EventID != "e-paid" || evs[0].SourceID != "src-srv" || evs[0].AcquisitionSourceID != "src-web" ||
 		evs[0].FirstTouch == nil || evs[0].FirstTouch.TrackerRef != "partner-e" {
 		t.Fatalf("recent events of acq-e: %+v, %v", evs, err)
 	}
-	f, err := e.store.Funnel(ctx, FunnelFilter{WorkspaceID: "ws", From: from, To: to})
+	// A workspace that no longer selects the app sees none of it.
+	unselected := Scope{WorkspaceID: scope.WorkspaceID, AppIDs: []string{"another-app"}}
+	for name, n := range map[string]func() int{
+		"events": func() int { v, _ := e.store.RecentEvents(ctx, Filter{Scope: unselected, From: from, To: to}); return len(v) },
+		"ledger": func() int { v, _ := e.store.Ledger(ctx, unselected, from, to); return len(v) },
+		"funnel": func() int { v, _ := e.store.Funnel(ctx, FunnelFilter{Scope: unselected, From: from, To: to}); return len(v.Groups) },
+		"no app": func() int { v, _ := e.store.RecentEvents(ctx, Filter{Scope: Scope{WorkspaceID: "ws"}, From: from, To: to}); return len(v) },
+	} {
+		if got := n(); got != 0 {
+			t.Errorf("%s of an unselected app: %d rows", name, got)
+		}
+	}
+	f, err := e.store.Funnel(ctx, FunnelFilter{Scope: scope, From: from, To: to})
 	if err != nil || len(f.Groups) != 1 || f.Groups[0].Key != "src-web" || f.Groups[0].Steps[1].Acquisitions != 1 {
 		t.Fatalf("funnel by source: %+v, %v", f, err)
 	}
@@ -271,24 +283,24 @@ func TestFiltersAreValidated(t *testing.T) {
 	for name, call := range map[string]func() error{
 		"no workspace": func() error { _, err := s.RecentEvents(ctx, Filter{}); return err },
 		"limit too high": func() error {
-			_, err := s.RecentEvents(ctx, Filter{WorkspaceID: "ws", Limit: MaxEventLimit + 1})
+			_, err := s.RecentEvents(ctx, Filter{Scope: scope, Limit: MaxEventLimit + 1})
 			return err
 		},
-		"negative limit": func() error { _, err := s.RecentEvents(ctx, Filter{WorkspaceID: "ws", Limit: -1}); return err },
+		"negative limit": func() error { _, err := s.RecentEvents(ctx, Filter{Scope: scope, Limit: -1}); return err },
 		"from after to": func() error {
-			_, err := s.RecentEvents(ctx, Filter{WorkspaceID: "ws", From: now, To: now.Add(-time.Hour)})
+			_, err := s.RecentEvents(ctx, Filter{Scope: scope, From: now, To: now.Add(-time.Hour)})
 			return err
 		},
 		"unknown dimension": func() error {
-			_, err := s.Funnel(ctx, FunnelFilter{WorkspaceID: "ws", Dimension: "country"})
+			_, err := s.Funnel(ctx, FunnelFilter{Scope: scope, Dimension: "country"})
 			return err
 		},
 		"window too long": func() error {
-			_, err := s.Funnel(ctx, FunnelFilter{WorkspaceID: "ws", Window: 181 * 24 * time.Hour})
+			_, err := s.Funnel(ctx, FunnelFilter{Scope: scope, Window: 181 * 24 * time.Hour})
 			return err
 		},
-		"ledger workspace": func() error { _, err := s.Ledger(ctx, "", now.Add(-time.Hour), now); return err },
-		"no source":        func() error { _, err := s.Troubleshoot(ctx, "ws", "", now); return err },
+		"ledger workspace": func() error { _, err := s.Ledger(ctx, Scope{}, now.Add(-time.Hour), now); return err },
+		"no source":        func() error { _, err := s.Troubleshoot(ctx, scope, "", now); return err },
 	} {
 		if err := call(); !errors.Is(err, ErrInvalidFilter) {
 			t.Errorf("%s: %v, want ErrInvalidFilter", name, err)

@@ -28,7 +28,7 @@ FROM acquisitions`
 const selectFirstTouches = `SELECT source_id, acquisition_id, first_at, last_at, views, tracker_ref, utm_source, utm_medium,
 utm_campaign, utm_term, utm_content, gclid, gbraid, wbraid, landing_url, referrer
 FROM (` + acquisitionsMerged + `
-    WHERE workspace_id = ? AND (source_id, acquisition_id) IN (?)
+    WHERE workspace_id = ? AND has(?, app_id) AND (source_id, acquisition_id) IN (?)
     GROUP BY source_id, acquisition_id
 )
 ORDER BY source_id, acquisition_id`
@@ -37,7 +37,7 @@ ORDER BY source_id, acquisition_id`
 const (
 	recentBrowserBase = `SELECT event_id, source_id, acquisition_id, session_id, name, occurred_at, occurred_ms, url, path, platform_shop
 FROM browser_events
-WHERE workspace_id = ? AND occurred_at >= toDateTime(?) AND occurred_at < toDateTime(?)`
+WHERE workspace_id = ? AND has(?, app_id) AND occurred_at >= toDateTime(?) AND occurred_at < toDateTime(?)`
 	recentBrowserEnd = `
 ORDER BY occurred_at DESC, occurred_ms DESC, source_id, event_id
 LIMIT 1 BY source_id, event_id
@@ -53,7 +53,7 @@ FROM (
     SELECT event_id, source_id, toString(name) AS event_name, occurred_at, occurred_ms, acquisition_source_id, acquisition_id,
         toString(acquisition_resolved_by) AS resolved_by, shop_domain, amount_cents, currency
     FROM funnel_events FINAL
-    WHERE workspace_id = ? AND occurred_at >= toDateTime(?) AND occurred_at < toDateTime(?)`
+    WHERE workspace_id = ? AND has(?, app_id) AND occurred_at >= toDateTime(?) AND occurred_at < toDateTime(?)`
 	recentServerOuter = `
 )
 WHERE 1`
@@ -74,11 +74,11 @@ const (
     uniqExactIf(event_id, first_gclid != '' OR first_gbraid != '' OR first_wbraid != ''),
     uniqExactIf(acquisition_id, first_gclid != '' OR first_gbraid != '' OR first_wbraid != '')
 FROM browser_events
-WHERE workspace_id = ? AND source_id = ? AND received_at >= toDateTime(?)`
+WHERE workspace_id = ? AND has(?, app_id) AND source_id = ? AND received_at >= toDateTime(?)`
 
 	troubleshootServer = `SELECT uniqExact(event_id), max(received_at), uniqExactIf(event_id, name = 'identified')
 FROM server_events
-WHERE workspace_id = ? AND source_id = ? AND received_at >= toDateTime(?)`
+WHERE workspace_id = ? AND has(?, app_id) AND source_id = ? AND received_at >= toDateTime(?)`
 
 	// troubleshootClickAttributed counts the source's lifecycle events (by occurrence, the only time
 	// funnel_events has) whose resolved acquisition captured a click ID.
@@ -88,13 +88,13 @@ FROM (
     FROM (
         SELECT event_id, acquisition_source_id, acquisition_id
         FROM funnel_events FINAL
-        WHERE workspace_id = ? AND source_id = ? AND occurred_at >= toDateTime(?)
+        WHERE workspace_id = ? AND has(?, app_id) AND source_id = ? AND occurred_at >= toDateTime(?)
     )
     WHERE acquisition_id != ''
 ) AS attributed ANY INNER JOIN (
     SELECT source_id, acquisition_id
     FROM (` + acquisitionsMerged + `
-        WHERE workspace_id = ?
+        WHERE workspace_id = ? AND has(?, app_id)
         GROUP BY source_id, acquisition_id
     )
     WHERE gclid != '' OR gbraid != '' OR wbraid != ''
@@ -129,7 +129,7 @@ FROM (
         SELECT `
 	funnelCohortRest = ` AS grp, source_id, acquisition_id, toUInt64(first_at) * 1000 AS fs
         FROM (` + acquisitionsMerged + `
-            WHERE workspace_id = ?`
+            WHERE workspace_id = ? AND has(?, app_id)`
 	funnelCohortEnd = `
             GROUP BY source_id, acquisition_id
         )
@@ -141,7 +141,7 @@ FROM (
             SELECT acquisition_source_id, acquisition_id, occurred_at, occurred_ms, toString(name) AS event_name,
                 toUInt8(acquisition_resolved_by = 'shop_link') AS by_link
             FROM funnel_events FINAL
-            WHERE workspace_id = ? AND name IN ('install', 'trial_started', 'trial_converted', 'paid', 'qualified')
+            WHERE workspace_id = ? AND has(?, app_id) AND name IN ('install', 'trial_started', 'trial_converted', 'paid', 'qualified')
                 AND occurred_at < toDateTime(?)
         )
         WHERE acquisition_id != ''
@@ -169,11 +169,11 @@ FROM (
     SELECT acquisition_source_id AS source_id, acquisition_id, toString(name) AS event_name,
         ifNull(amount_cents, 0) AS cents, currency
     FROM funnel_events FINAL
-    WHERE workspace_id = ? AND name IN ('paid', 'refunded') AND occurred_at >= toDateTime(?) AND occurred_at < toDateTime(?)
+    WHERE workspace_id = ? AND has(?, app_id) AND name IN ('paid', 'refunded') AND occurred_at >= toDateTime(?) AND occurred_at < toDateTime(?)
 ) AS money ANY LEFT JOIN (
     SELECT source_id, acquisition_id, tracker_ref
     FROM (` + acquisitionsMerged + `
-        WHERE workspace_id = ?
+        WHERE workspace_id = ? AND has(?, app_id)
         GROUP BY source_id, acquisition_id
     )
 ) AS touches USING (source_id, acquisition_id)

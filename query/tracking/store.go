@@ -33,6 +33,23 @@ func invalid(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidFilter, fmt.Sprintf(format, a...))
 }
 
+// Scope is what a caller may read: one workspace, and within it only its selected apps' data
+// (every query filters on both).
+type Scope struct {
+	WorkspaceID string   `json:"workspaceId"`
+	AppIDs      []string `json:"appIds"`
+}
+
+// apps binds the app filter, `has(?, app_id)` (an array literal binds the same way on every
+// ClickHouse version, where an IN list does not). A scope without a selected app reads nothing: it
+// binds one empty ID, which no row has, since an empty literal array has no element type.
+func (sc Scope) apps() []string {
+	if len(sc.AppIDs) == 0 {
+		return []string{""}
+	}
+	return sc.AppIDs
+}
+
 // DefaultRange is the spec's default reporting range: the last 30 days.
 const DefaultRange = 30 * 24 * time.Hour
 
@@ -94,7 +111,7 @@ const lookupChunk = 1000
 
 // firstTouches reads the first touch of the given acquisitions of a workspace; unknown ones are
 // absent from the result.
-func (s *Store) firstTouches(ctx context.Context, workspaceID string, keys []acquisitionKey) (map[acquisitionKey]*FirstTouch, error) {
+func (s *Store) firstTouches(ctx context.Context, sc Scope, keys []acquisitionKey) (map[acquisitionKey]*FirstTouch, error) {
 	out := map[acquisitionKey]*FirstTouch{}
 	for start := 0; start < len(keys); start += lookupChunk {
 		part := keys[start:min(start+lookupChunk, len(keys))]
@@ -102,15 +119,15 @@ func (s *Store) firstTouches(ctx context.Context, workspaceID string, keys []acq
 		for i, k := range part {
 			set[i] = clickhouse.GroupSet{Value: []any{k.SourceID, k.AcquisitionID}}
 		}
-		if err := s.firstTouchChunk(ctx, workspaceID, set, out); err != nil {
+		if err := s.firstTouchChunk(ctx, sc, set, out); err != nil {
 			return nil, fmt.Errorf("read first touches: %w", err)
 		}
 	}
 	return out, nil
 }
 
-func (s *Store) firstTouchChunk(ctx context.Context, workspaceID string, set []clickhouse.GroupSet, out map[acquisitionKey]*FirstTouch) error {
-	rows, err := s.conn.Query(ctx, selectFirstTouches, workspaceID, set)
+func (s *Store) firstTouchChunk(ctx context.Context, sc Scope, set []clickhouse.GroupSet, out map[acquisitionKey]*FirstTouch) error {
+	rows, err := s.conn.Query(ctx, selectFirstTouches, sc.WorkspaceID, sc.apps(), set)
 	if err != nil {
 		return err
 	}

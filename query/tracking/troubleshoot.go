@@ -64,7 +64,8 @@ type Troubleshooting struct {
 // Troubleshoot reports what a tracking source received since a time (zero: the last 30 days):
 // page views, lifecycle (server) events, click evidence, and which troubleshooting conditions hold.
 // Counts are of distinct event IDs, by time of receipt.
-func (s *Store) Troubleshoot(ctx context.Context, workspaceID, sourceID string, since time.Time) (Troubleshooting, error) {
+func (s *Store) Troubleshoot(ctx context.Context, sc Scope, sourceID string, since time.Time) (Troubleshooting, error) {
+	workspaceID := sc.WorkspaceID
 	if workspaceID == "" || sourceID == "" {
 		return Troubleshooting{}, invalid("workspaceId and sourceId are required")
 	}
@@ -73,15 +74,15 @@ func (s *Store) Troubleshoot(ctx context.Context, workspaceID, sourceID string, 
 	}
 	tr := Troubleshooting{WorkspaceID: workspaceID, SourceID: sourceID, Since: since.UTC(), Hint: rejectionsHint}
 	var pvLast, evLast time.Time
-	if err := s.conn.QueryRow(ctx, troubleshootBrowser, workspaceID, sourceID, epoch(since)).Scan(&tr.PageViews.Count, &pvLast,
+	if err := s.conn.QueryRow(ctx, troubleshootBrowser, workspaceID, sc.apps(), sourceID, epoch(since)).Scan(&tr.PageViews.Count, &pvLast,
 		&tr.ClickEvidence.BrowserEvents, &tr.ClickEvidence.Acquisitions); err != nil {
 		return tr, fmt.Errorf("read browser events: %w", err)
 	}
-	if err := s.conn.QueryRow(ctx, troubleshootServer, workspaceID, sourceID, epoch(since)).Scan(&tr.LifecycleEvents.Count, &evLast,
+	if err := s.conn.QueryRow(ctx, troubleshootServer, workspaceID, sc.apps(), sourceID, epoch(since)).Scan(&tr.LifecycleEvents.Count, &evLast,
 		&tr.IdentifiedEvents); err != nil {
 		return tr, fmt.Errorf("read server events: %w", err)
 	}
-	if err := s.conn.QueryRow(ctx, troubleshootClickAttributed, workspaceID, sourceID, epoch(since), workspaceID).Scan(
+	if err := s.conn.QueryRow(ctx, troubleshootClickAttributed, workspaceID, sc.apps(), sourceID, epoch(since), workspaceID, sc.apps()).Scan(
 		&tr.ClickEvidence.LifecycleEvents); err != nil {
 		return tr, fmt.Errorf("read click-attributed events: %w", err)
 	}

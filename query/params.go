@@ -1,0 +1,71 @@
+package query
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// errInvalidParam wraps every 400 of this edge.
+var errInvalidParam = errors.New("invalid parameter")
+
+func invalidParam(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", errInvalidParam, fmt.Sprintf(format, a...))
+}
+
+// Range is an inclusive range of UTC dates (YYYY-MM-DD), as the reporting API speaks.
+type Range struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// Start and End bound the range as instants: [From 00:00, To+1 00:00).
+func (r Range) Start() time.Time { t, _ := time.Parse(time.DateOnly, r.From); return t }
+func (r Range) End() time.Time   { t, _ := time.Parse(time.DateOnly, r.To); return t.AddDate(0, 0, 1) }
+
+// maxRangeDays bounds a query so that one request cannot scan years of raw events.
+const maxRangeDays = 366
+
+// parseRange reads from/to. Without them the range is the last 30 days ending today (UTC), as the
+// specification's default reporting range.
+func parseRange(c *gin.Context, now time.Time) (Range, error) {
+	today := now.UTC().Format(time.DateOnly)
+	r := Range{From: c.Query("from"), To: c.Query("to")}
+	if r.To == "" {
+		r.To = today
+	}
+	to, err := time.Parse(time.DateOnly, r.To)
+	if err != nil {
+		return r, invalidParam("to must be a date YYYY-MM-DD")
+	}
+	if r.From == "" {
+		r.From = to.AddDate(0, 0, -29).Format(time.DateOnly)
+	}
+	from, err := time.Parse(time.DateOnly, r.From)
+	if err != nil {
+		return r, invalidParam("from must be a date YYYY-MM-DD")
+	}
+	if from.After(to) {
+		return r, invalidParam("from must not be after to")
+	}
+	if to.Sub(from) > maxRangeDays*24*time.Hour {
+		return r, invalidParam("the range may span at most %d days", maxRangeDays)
+	}
+	return r, nil
+}
+
+// parseLimit reads an integer limit within [1, max], def when absent.
+func parseLimit(c *gin.Context, def, max int) (int, error) {
+	s := c.Query("limit")
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > max {
+		return 0, invalidParam("limit must be an integer from 1 to %d", max)
+	}
+	return n, nil
+}
