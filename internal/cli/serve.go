@@ -16,6 +16,8 @@ import (
 	"github.com/revtrack/revtrack/internal/httpserver"
 	"github.com/revtrack/revtrack/internal/obs"
 	"github.com/revtrack/revtrack/processors"
+	"github.com/revtrack/revtrack/query"
+	"github.com/revtrack/revtrack/query/tracking"
 	"github.com/revtrack/revtrack/schemas"
 )
 
@@ -90,6 +92,7 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 		// The control-plane API rides with the query edge: both are the workspace-facing,
 		// key-authenticated surface; neither writes event or synced data.
 		(&adminapi.API{Store: store, Log: a.log.With("component", "admin-api")}).Register(engine)
+		(&query.API{Keys: store, Sources: store, Tracking: tracking.New(in.clickhouse), Log: a.log.With("component", "query")}).Register(engine)
 	}
 
 	g, gctx := errgroup.WithContext(ctx)

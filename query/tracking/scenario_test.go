@@ -260,10 +260,19 @@ func TestLateBrowserHistoryStillAttributes(t *testing.T) {
 	// A workspace that no longer selects the app sees none of it.
 	unselected := Scope{WorkspaceID: scope.WorkspaceID, AppIDs: []string{"another-app"}}
 	for name, n := range map[string]func() int{
-		"events": func() int { v, _ := e.store.RecentEvents(ctx, Filter{Scope: unselected, From: from, To: to}); return len(v) },
+		"events": func() int {
+			v, _ := e.store.RecentEvents(ctx, Filter{Scope: unselected, From: from, To: to})
+			return len(v)
+		},
 		"ledger": func() int { v, _ := e.store.Ledger(ctx, unselected, from, to); return len(v) },
-		"funnel": func() int { v, _ := e.store.Funnel(ctx, FunnelFilter{Scope: unselected, From: from, To: to}); return len(v.Groups) },
-		"no app": func() int { v, _ := e.store.RecentEvents(ctx, Filter{Scope: Scope{WorkspaceID: "ws"}, From: from, To: to}); return len(v) },
+		"funnel": func() int {
+			v, _ := e.store.Funnel(ctx, FunnelFilter{Scope: unselected, From: from, To: to})
+			return len(v.Groups)
+		},
+		"no app": func() int {
+			v, _ := e.store.RecentEvents(ctx, Filter{Scope: Scope{WorkspaceID: "ws"}, From: from, To: to})
+			return len(v)
+		},
 	} {
 		if got := n(); got != 0 {
 			t.Errorf("%s of an unselected app: %d rows", name, got)
