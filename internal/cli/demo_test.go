@@ -37,4 +37,12 @@ func TestSeedDemoIsRepeatable(t *testing.T) {
 	if first[1] != second[1] {
 		t.Fatal("the demo source must be created once and keep its public key")
 	}
+	for _, args := range [][]string{{"admin", "tracking", "events", "demo"}, {"admin", "tracking", "funnel", "demo", "--group-by", "utm_campaign"},
+		{"admin", "tracking", "ledger", "demo"}, {"admin", "source", "list", "demo"}} {
+		var out, logs bytes.Buffer
+		args = append(args, "--clickhouse-addr", chc.Addr, "--clickhouse-database", chc.Database, "--redis-addr", rc.Addr, "--redis-key-prefix", rc.KeyPrefix)
+		if code := cli.Execute(context.Background(), args, &out, &logs); code != 0 || out.Len() == 0 {
+			t.Errorf("%v: exit %d: %s", args[:3], code, logs.String())
+		}
+	}
 }

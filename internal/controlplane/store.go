@@ -33,6 +33,10 @@ func NewStore(ch driver.Conn, rdb *redis.Client, prefix string) *Store {
 	return &Store{ch: ch, rdb: rdb, prefix: prefix, now: time.Now, CacheTTL: 10 * time.Minute}
 }
 
+// Conn is the ClickHouse connection, for read-side stores that the admin command line builds on the
+// same connection.
+func (s *Store) Conn() driver.Conn { return s.ch }
+
 // version returns a strictly increasing version within this process, based on wall-clock
 // microseconds so that versions written by different instances order by time.
 func (s *Store) version() uint64 {
