@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseBench(t *testing.T) {
+	out := "Running 15s test @ http://127.0.0.1:1/x\n" +
+		"BENCH requests=1000 duration_us=2000000 accepted=998 other=2 last_other=503 p50_us=1500 p90_us=2500 " +
+		"p99_us=9000 max_us=12000 mean_us=1700 err_connect=0 err_read=1 err_write=0 err_timeout=2\n"
+	r, err := parseBench(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Requests != 1000 || r.Accepted != 998 || r.Other != 2 || r.LastOther != 503 || r.SocketErrors != 3 {
+		t.Fatalf("counts: %+v", r)
+	}
+	if r.P50 != 1500*time.Microsecond || r.P99 != 9*time.Millisecond || r.Duration != 2*time.Second {
+		t.Fatalf("times: %+v", r)
+	}
+	if got := r.AcceptedPerSec(); got != 499 {
+		t.Fatalf("accepted/s = %v", got)
+	}
+	if _, err := parseBench("no summary\n"); err == nil {
+		t.Fatal("output without a BENCH line was accepted")
+	}
+	if _, err := parseBench("BENCH requests=1\n"); err == nil {
+		t.Fatal("a BENCH line without latencies was accepted")
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	var d []time.Duration
+	for i := 1; i <= 100; i++ {
+		d = append(d, time.Duration(i)*time.Millisecond)
+	}
+	for p, want := range map[float64]time.Duration{50: 50 * time.Millisecond, 99: 99 * time.Millisecond, 100: 100 * time.Millisecond} {
+		if got := percentile(d, p); got != want {
+			t.Errorf("p%v = %v, want %v", p, got, want)
+		}
+	}
+	if percentile(nil, 99) != 0 {
+		t.Error("empty input")
+	}
+}
+
+// The baseline must accept exactly what wrk.lua sends to the edge.
+func TestBareHandlerAcceptsTheBenchBodies(t *testing.T) {
+	h := bareHandler()
+	server := `{"teamSlug":"bench","publicKey":"tracker_pk_x","eventId":"t-1-1","acquisitionId":"acq-t-1-1","name":"paid",` +
+		`"customerRef":"bench-shop.myshopify.com","amountCents":4900,"currency":"USD","occurredAt":"2026-11-21T09:30:00Z"}`
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/api/tracking/server-events", strings.NewReader(server)))
+	if rec.Code != http.StatusAccepted || !strings.Contains(rec.Body.String(), `"eventId":"t-1-1"`) {
+		t.Fatalf("server event: %d %s", rec.Code, rec.Body)
+	}
+
+	ev := map[string]any{"eventId": "t-1-1-1", "name": "page_view", "occurredAt": "2026-11-21T09:30:00Z", "acquisitionId": "acq-1",
+		"sessionId": "ses-1", "url": "https://bench.example/pricing", "firstTouch": map[string]any{"utmSource": "ads"}}
+	body, _ := json.Marshal(map[string]any{"key": "tracker_pk_x", "batch": []any{ev, ev}})
+	req := httptest.NewRequest(http.MethodPost, "/v1/collect", bytes.NewReader(body))
+	req.Header.Set("Origin", benchOrigin)
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusAccepted || !strings.Contains(rec.Body.String(), `"accepted":2`) ||
+		rec.Header().Get("Access-Control-Allow-Origin") != benchOrigin {
+		t.Fatalf("browser batch: %d %v %s", rec.Code, rec.Header(), rec.Body)
+	}
+
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/api/tracking/server-events", strings.NewReader("{")))
+	if rec.Code != http.StatusBadRequest {
+		t.Fatalf("malformed body: %d", rec.Code)
+	}
+}
