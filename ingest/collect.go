@@ -161,18 +161,13 @@ func (s *Service) collect(c *gin.Context) {
 		s.reject(c, routeCollect, errInvalidBody)
 		return
 	}
-	src, err := s.d.ControlPlane.SourceByPublicKey(ctx, req.Key)
+	src, w, err := s.d.ControlPlane.SourceWithWorkspace(ctx, req.Key)
 	if err != nil {
 		s.reject(c, routeCollect, err)
 		return
 	}
 	if !src.AllowsOrigin(c.GetHeader("Origin")) {
 		s.reject(c, routeCollect, errOriginNotAllowed)
-		return
-	}
-	w, err := s.d.ControlPlane.Workspace(ctx, src.WorkspaceID)
-	if err != nil {
-		s.reject(c, routeCollect, err)
 		return
 	}
 	if err := checkWorkspace(w, src); err != nil {

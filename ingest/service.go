@@ -23,9 +23,8 @@ import (
 
 // ControlPlane resolves keys and sources (internal/controlplane.Store).
 type ControlPlane interface {
-	SourceByPublicKey(ctx context.Context, pk string) (controlplane.Source, error)
+	SourceWithWorkspace(ctx context.Context, pk string) (controlplane.Source, controlplane.Workspace, error)
 	AuthenticateServerKey(ctx context.Context, private, pk, teamSlug string) (controlplane.Source, controlplane.Workspace, error)
-	Workspace(ctx context.Context, id string) (controlplane.Workspace, error)
 }
 
 // Producer writes records and waits for the broker's acknowledgement.

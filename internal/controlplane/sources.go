@@ -248,6 +248,49 @@ func (s *Store) SourceByPublicKey(ctx context.Context, pk string) (Source, error
 	return cs.Source, nil
 }
 
+// resolveScript reads a cached source and, in the same round trip, its cached workspace: the edge
+// needs both on every request. A key outside KEYS is read, which a single Redis (or a proxy in front
+// of a cluster) allows; see deploy/README.md.
+var resolveScript = redis.NewScript(`
+local src = redis.call("GET", KEYS[1])
+if not src then return {false, false} end
+local ok, obj = pcall(cjson.decode, src)
+if not ok or type(obj) ~= "table" or obj.gone or type(obj.workspaceId) ~= "string" then return {src, false} end
+return {src, redis.call("GET", ARGV[1] .. obj.workspaceId)}`)
+
+// SourceWithWorkspace resolves a public key to its source and the source's workspace, from the cache
+// in one round trip when both are there. Errors as SourceByPublicKey.
+func (s *Store) SourceWithWorkspace(ctx context.Context, pk string) (Source, Workspace, error) {
+	if !strings.HasPrefix(pk, PublicKeyPrefix) {
+		return Source{}, Workspace{}, ErrSourceUnavailable
+	}
+	cs, w, err := s.resolve(ctx, pk)
+	return cs.Source, w, err
+}
+
+func (s *Store) resolve(ctx context.Context, pk string) (cachedSource, Workspace, error) {
+	res, err := resolveScript.Run(ctx, s.rdb, []string{s.pkCacheKey(pk)}, s.prefix+"ws:").Slice()
+	if err != nil {
+		return cachedSource{}, Workspace{}, fmt.Errorf("source cache: %w", err)
+	}
+	var cs cachedSource
+	srcJSON, _ := res[0].(string)
+	if srcJSON == "" || json.Unmarshal([]byte(srcJSON), &cs) != nil {
+		if cs, err = s.cachedSourceLookup(ctx, s.pkCacheKey(pk), selectSourceByPublicKey, pk); err != nil {
+			return cachedSource{}, Workspace{}, err
+		}
+	} else if cs.Gone {
+		return cachedSource{}, Workspace{}, ErrSourceUnavailable
+	}
+	cs.Source.privateKeyHash = cs.PrivateKeyHash
+	var w Workspace
+	if wsJSON, _ := res[1].(string); wsJSON != "" && json.Unmarshal([]byte(wsJSON), &w) == nil && w.ID == cs.WorkspaceID {
+		return cs, w, nil
+	}
+	w, err = s.Workspace(ctx, cs.WorkspaceID)
+	return cs, w, err
+}
+
 // AuthenticateServerKey checks a server event's credentials: the private key (bearer), the public
 // key and the team slug must all belong to one source. The private-key hash is compared in constant
 // time. The returned source may be disabled; the caller decides what that means.
@@ -258,16 +301,12 @@ func (s *Store) AuthenticateServerKey(ctx context.Context, private, pk, teamSlug
 	if !strings.HasPrefix(pk, PublicKeyPrefix) {
 		return Source{}, Workspace{}, ErrSourceUnavailable
 	}
-	cs, err := s.cachedSourceLookup(ctx, s.pkCacheKey(pk), selectSourceByPublicKey, pk)
+	cs, w, err := s.resolve(ctx, pk)
 	if err != nil {
 		return Source{}, Workspace{}, err
 	}
 	if subtle.ConstantTimeCompare([]byte(cs.PrivateKeyHash), []byte(HashKey(private))) != 1 {
 		return Source{}, Workspace{}, ErrInvalidKey
-	}
-	w, err := s.Workspace(ctx, cs.WorkspaceID)
-	if err != nil {
-		return Source{}, Workspace{}, err
 	}
 	if w.Slug != teamSlug {
 		return Source{}, Workspace{}, ErrInvalidKey

@@ -17,7 +17,9 @@ func NewProducer(c Config, name string, reg prometheus.Registerer) (*kgo.Client,
 		// An event acknowledged to a caller must survive the loss of the leader.
 		kgo.RequiredAcks(kgo.AllISRAcks()),
 		// Idempotence stays on (the franz-go default), so a retried batch is not written twice.
-		kgo.ProducerBatchCompression(kgo.ZstdCompression(), kgo.Lz4Compression(), kgo.NoCompression()),
+		// lz4 rather than zstd: the edge produces many small batches, where zstd's CPU cost showed
+		// in the ingest profile (docs/BENCHMARKS.md) and its better ratio buys little.
+		kgo.ProducerBatchCompression(kgo.Lz4Compression(), kgo.NoCompression()),
 		// Bounded so a stuck broker turns into a 503 at the edge rather than a hung request.
 		kgo.RecordDeliveryTimeout(c.DeliveryTimeout),
 		kgo.ProducerLinger(c.Linger),
