@@ -159,3 +159,21 @@ func FuzzStripAuthParams(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCollectBody feeds whole browser batches through the same decoding the collect handler does.
+func FuzzCollectBody(f *testing.F) {
+	f.Add([]byte(`{"key":"tracker_pk_x","batch":[{"eventId":"e1","name":"page_view","occurredAt":"2026-11-21T11:59:00Z","acquisitionId":"a1"}]}`))
+	f.Add([]byte(`{"key":1,"batch":{}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var req collectRequest
+		if json.Unmarshal(b, &req) != nil {
+			return
+		}
+		for _, raw := range req.Batch {
+			ev, err := decodeBrowserEvent(raw, now, time.Hour)
+			if err == nil && (ev.EventID == "" || ev.AcquisitionID == "" || ev.OccurredAt.IsZero()) {
+				t.Fatalf("accepted an event without identity: %+v", ev)
+			}
+		}
+	})
+}
