@@ -135,7 +135,8 @@ func (e *edge) serverEvent(t *testing.T, key string, fields map[string]any) repl
 	return e.do(t, http.MethodPost, "/api/tracking/server-events", hdr, b)
 }
 
-// records reads every record of a topic from the start.
+// records reads a topic from the start until it holds want records (or 30 s pass), then keeps
+// reading for another second so that an unexpected extra record is caught too.
 func (e *edge) records(t *testing.T, topic string, want int) []*kgo.Record {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(e.kc.Brokers...), kgo.ConsumeTopics(e.kc.Topic(topic)),
@@ -144,15 +145,16 @@ func (e *edge) records(t *testing.T, topic string, want int) []*kgo.Record {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var out []*kgo.Record
-	for len(out) < want+1 { // read one past want to catch extras, until the timeout
-		fs := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			break
-		}
-		out = append(out, fs.Records()...)
+	for len(out) < want && ctx.Err() == nil {
+		out = append(out, cl.PollFetches(ctx).Records()...)
+	}
+	extra, cancelExtra := context.WithTimeout(context.Background(), time.Second)
+	defer cancelExtra()
+	for extra.Err() == nil {
+		out = append(out, cl.PollFetches(extra).Records()...)
 	}
 	return out
 }
