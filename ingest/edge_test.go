@@ -12,13 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/revtrack/revtrack/internal/testenv/pipeline"
+
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/revtrack/revtrack/internal/bootstrap"
-	"github.com/revtrack/revtrack/internal/clickhousex"
 	"github.com/revtrack/revtrack/internal/controlplane"
 	"github.com/revtrack/revtrack/internal/kafkax"
 	"github.com/revtrack/revtrack/internal/testenv"
@@ -39,48 +40,10 @@ type edge struct {
 
 func newEdge(t *testing.T, cfg Config) *edge {
 	t.Helper()
-	ctx := testenv.Ctx(t)
-	chc := testenv.ClickHouseConfig(t)
-	rdb, rc := testenv.Redis(t)
-	if _, err := bootstrap.Migrate(ctx, chc, rdb, rc.KeyPrefix, quiet); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := clickhousex.Open(ctx, chc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	kc := testenv.KafkaConfig(t)
-	kc.DeliveryTimeout = 3 * time.Second
-	p, err := kafkax.NewProducer(kc, "edge-test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	if err := bootstrap.EnsureTopics(ctx, p, kc); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		var names []string
-		for _, s := range bootstrap.TopicSpecs() {
-			names = append(names, kc.Topic(s.Name))
-		}
-		_, _ = kadm.NewClient(p).DeleteTopics(context.Background(), names...)
-	})
-	store := controlplane.NewStore(conn, rdb, rc.KeyPrefix)
-	if _, err := store.CreateWorkspace(ctx, "test", "acme", "Acme", controlplane.StatusActive); err != nil {
-		t.Fatal(err)
-	}
-	if err := store.PutApp(ctx, "test", controlplane.App{ID: "app-1", Name: "App"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.SetSelectedApps(ctx, "test", "acme", []string{"app-1"}); err != nil {
-		t.Fatal(err)
-	}
-	src, sk, err := store.CreateSource(ctx, "test", "acme", "app-1", "Site", []string{"https://app.example", "http://127.0.0.1:5173"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := pipeline.Migrated(t)
+	kc, p := pipeline.Topics(t)
+	tenant := pipeline.Seed(t, db, "https://app.example", "http://127.0.0.1:5173")
+	store, src, sk, rdb, rc := tenant.Store, tenant.Source, tenant.PrivateKey, db.Redis, db.RedisC
 	svc := New(cfg, Deps{ControlPlane: store, Producer: p,
 		Deduper:      &RedisDeduper{Client: rdb, Prefix: rc.KeyPrefix, TTL: time.Hour, PendingTTL: 10 * time.Second},
 		Limiter:      &RedisLimiter{Client: rdb, Prefix: rc.KeyPrefix},

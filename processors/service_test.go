@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/revtrack/revtrack/internal/testenv/pipeline"
+
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/revtrack/revtrack/internal/bootstrap"
-	"github.com/revtrack/revtrack/internal/clickhousex"
 	"github.com/revtrack/revtrack/internal/kafkax"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/schemas"
@@ -31,34 +31,9 @@ type env struct {
 // setup migrates a fresh database and creates this test's topics on the real broker.
 func setup(t *testing.T) env {
 	t.Helper()
-	ctx := testenv.Ctx(t)
-	chc := testenv.ClickHouseConfig(t)
-	rdb, rc := testenv.Redis(t)
-	if _, err := bootstrap.Migrate(ctx, chc, rdb, rc.KeyPrefix, quiet); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := clickhousex.Open(ctx, chc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
-	kc := testenv.KafkaConfig(t)
-	p, err := kafkax.NewProducer(kc, "test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	if err := bootstrap.EnsureTopics(ctx, p, kc); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		var names []string
-		for _, s := range bootstrap.TopicSpecs() {
-			names = append(names, kc.Topic(s.Name))
-		}
-		_, _ = kadm.NewClient(p).DeleteTopics(context.Background(), names...)
-	})
-	return env{kc: kc, producer: p, ch: conn}
+	db := pipeline.Migrated(t)
+	kc, p := pipeline.Topics(t)
+	return env{kc: kc, producer: p, ch: db.Conn}
 }
 
 func (e env) produce(t *testing.T, topic string, key string, value []byte) {

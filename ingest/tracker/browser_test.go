@@ -2,47 +2,25 @@ package tracker_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
+	"strconv"
 	"testing"
-	"time"
 
-	"github.com/revtrack/revtrack/internal/bootstrap"
-	"github.com/revtrack/revtrack/internal/cli"
-	"github.com/revtrack/revtrack/internal/clickhousex"
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/internal/testenv/pipeline"
+	"github.com/revtrack/revtrack/internal/testenv/runapp"
+
 	"github.com/revtrack/revtrack/internal/testenv"
 )
 
 func freePort(t *testing.T) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	_, port, _ := net.SplitHostPort(runapp.FreeAddr(t))
+	n, _ := strconv.Atoi(port)
+	return n
 }
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 // TestTrackerInChromium runs browsertest/*.test.mjs — tracker.js in a real headless Chromium —
 // against the real edge: `revtrack all` on the test stack (ingest, Kafka, the sessionizer,
@@ -56,63 +34,11 @@ func TestTrackerInChromium(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Fatal("node is required for the browser tests")
 	}
-	ctx := testenv.Ctx(t)
-	kc := testenv.KafkaConfig(t)
-	chc := testenv.ClickHouseConfig(t)
-	rdb, rc := testenv.Redis(t)
-	if _, err := bootstrap.Migrate(ctx, chc, rdb, rc.KeyPrefix, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := clickhousex.Open(ctx, chc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	store := controlplane.NewStore(conn, rdb, rc.KeyPrefix)
-	if _, err := store.CreateWorkspace(ctx, "test", "acme", "Acme", controlplane.StatusActive); err != nil {
-		t.Fatal(err)
-	}
-	if err := store.PutApp(ctx, "test", controlplane.App{ID: "app-1", Name: "App"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.SetSelectedApps(ctx, "test", "acme", []string{"app-1"}); err != nil {
-		t.Fatal(err)
-	}
+	db := pipeline.Migrated(t)
 	pagePort, badPort := freePort(t), freePort(t)
-	src, _, err := store.CreateSource(ctx, "test", "acme", "app-1", "browser test", []string{fmt.Sprintf("http://127.0.0.1:%d", pagePort)})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	runCtx, stop := context.WithCancel(context.Background())
-	logs := &lockedBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		done <- cli.Execute(runCtx, []string{"all", "--http-addr", addr, "--kafka-brokers", strings.Join(kc.Brokers, ","),
-			"--kafka-topic-suffix", kc.TopicSuffix, "--clickhouse-addr", chc.Addr, "--clickhouse-database", chc.Database,
-			"--redis-addr", rc.Addr, "--redis-key-prefix", rc.KeyPrefix, "--process-backoff", "50ms", "--log-level", "warn"}, io.Discard, logs)
-	}()
-	defer func() {
-		stop()
-		if code := <-done; code != 0 {
-			t.Errorf("revtrack exited %d:\n%s", code, logs.String())
-		}
-	}()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get("http://" + addr + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("revtrack not ready:\n%s", logs.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	tenant := pipeline.Seed(t, db, fmt.Sprintf("http://127.0.0.1:%d", pagePort))
+	app := runapp.Start(t, testenv.KafkaConfig(t), db.CH, db.RedisC, "--log-level", "warn")
+	addr, src, chc, logs := app.Addr, tenant.Source, db.CH, app.Logs
 
 	chHTTP := os.Getenv("STACK_CLICKHOUSE_HTTP_ADDR")
 	if chHTTP == "" {

@@ -4,17 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/revtrack/revtrack/internal/testenv/pipeline"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/revtrack/revtrack/internal/adminapi"
-	"github.com/revtrack/revtrack/internal/bootstrap"
-	"github.com/revtrack/revtrack/internal/clickhousex"
 	"github.com/revtrack/revtrack/internal/controlplane"
 	"github.com/revtrack/revtrack/internal/testenv"
 )
@@ -28,18 +27,8 @@ type fixture struct {
 func setup(t *testing.T) fixture {
 	t.Helper()
 	ctx := testenv.Ctx(t)
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	chc := testenv.ClickHouseConfig(t)
-	rdb, rc := testenv.Redis(t)
-	if _, err := bootstrap.Migrate(ctx, chc, rdb, rc.KeyPrefix, quiet); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := clickhousex.Open(ctx, chc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	s := controlplane.NewStore(conn, rdb, rc.KeyPrefix)
+	db := pipeline.Migrated(t)
+	s := controlplane.NewStore(db.Conn, db.Redis, db.RedisC.KeyPrefix)
 	for _, slug := range []string{"acme", "other"} {
 		if _, err := s.CreateWorkspace(ctx, "test", slug, slug, controlplane.StatusActive); err != nil {
 			t.Fatal(err)
@@ -63,7 +52,7 @@ func setup(t *testing.T) fixture {
 	}
 	gin.SetMode(gin.TestMode)
 	e := gin.New()
-	(&adminapi.API{Store: s, Log: quiet}).Register(e)
+	(&adminapi.API{Store: s, Log: pipeline.Quiet}).Register(e)
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
 	return fixture{srv: srv, store: s, admin: admin, rdr: reader}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/revtrack/revtrack/internal/testenv/runapp"
+
 	"github.com/revtrack/revtrack/internal/cli"
 	"github.com/revtrack/revtrack/internal/testenv"
 )
@@ -63,15 +65,6 @@ func (p *proxy) Close() {
 	}
 }
 
-func freeAddr(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 type readiness struct {
 	code int
 	body map[string]any
@@ -96,15 +89,15 @@ func TestAllServesReadinessAndShutsDown(t *testing.T) {
 	chc := testenv.ClickHouseConfig(t)
 	rc := testenv.RedisConfig(t)
 	redisProxy := newProxy(t, rc.Addr)
-	addr := freeAddr(t)
+	addr := runapp.FreeAddr(t)
 
 	ctx, cancel := context.WithCancel(context.Background())
-	var logs bytes.Buffer
+	logs := &runapp.Logs{}
 	done := make(chan int, 1)
 	go func() {
 		done <- cli.Execute(ctx, []string{"all", "--http-addr", addr, "--kafka-brokers", strings.Join(kc.Brokers, ","),
 			"--kafka-topic-suffix", kc.TopicSuffix, "--clickhouse-addr", chc.Addr, "--clickhouse-database", chc.Database,
-			"--redis-addr", redisProxy.Addr(), "--redis-key-prefix", rc.KeyPrefix, "--log-format", "json"}, io.Discard, &syncWriter{w: &logs})
+			"--redis-addr", redisProxy.Addr(), "--redis-key-prefix", rc.KeyPrefix, "--log-format", "json"}, io.Discard, logs)
 	}()
 
 	deadline := time.Now().Add(60 * time.Second)
@@ -175,15 +168,4 @@ func TestEnvironmentOverridesDefaults(t *testing.T) {
 	if !strings.Contains(logs.String(), `log-format "xml"`) {
 		t.Fatalf("logs: %s", logs.String())
 	}
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }

@@ -2,20 +2,18 @@ package cli_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/revtrack/revtrack/internal/bootstrap"
-	"github.com/revtrack/revtrack/internal/cli"
-	"github.com/revtrack/revtrack/internal/clickhousex"
+	"github.com/revtrack/revtrack/internal/testenv/pipeline"
+	"github.com/revtrack/revtrack/internal/testenv/runapp"
+
 	"github.com/revtrack/revtrack/internal/controlplane"
 	"github.com/revtrack/revtrack/internal/testenv"
 )
@@ -28,59 +26,15 @@ type e2e struct {
 
 func startAll(t *testing.T) e2e {
 	t.Helper()
-	ctx := testenv.Ctx(t)
+	db := pipeline.Migrated(t)
 	kc := testenv.KafkaConfig(t)
-	chc := testenv.ClickHouseConfig(t)
-	rdb, rc := testenv.Redis(t)
-	if _, err := bootstrap.Migrate(ctx, chc, rdb, rc.KeyPrefix, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := clickhousex.Open(ctx, chc)
+	tenant := pipeline.Seed(t, db, "https://app.example")
+	key, _, err := tenant.Store.CreateAPIKey(testenv.Ctx(t), "test", "acme", "reporting", controlplane.ScopeRead)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { conn.Close() })
-	s := controlplane.NewStore(conn, rdb, rc.KeyPrefix)
-	if _, err := s.CreateWorkspace(ctx, "test", "acme", "Acme", controlplane.StatusActive); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PutApp(ctx, "test", controlplane.App{ID: "app-1", Name: "App"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.SetSelectedApps(ctx, "test", "acme", []string{"app-1"}); err != nil {
-		t.Fatal(err)
-	}
-	src, sk, err := s.CreateSource(ctx, "test", "acme", "app-1", "site", []string{"https://app.example"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, _, err := s.CreateAPIKey(ctx, "test", "acme", "reporting", controlplane.ScopeRead)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := freeAddr(t)
-	runCtx, stop := context.WithCancel(context.Background())
-	logs := &syncWriter{w: &bytes.Buffer{}}
-	done := make(chan int, 1)
-	go func() {
-		done <- cli.Execute(runCtx, []string{"all", "--http-addr", addr, "--kafka-brokers", strings.Join(kc.Brokers, ","),
-			"--kafka-topic-suffix", kc.TopicSuffix, "--clickhouse-addr", chc.Addr, "--clickhouse-database", chc.Database,
-			"--redis-addr", rc.Addr, "--redis-key-prefix", rc.KeyPrefix, "--process-backoff", "50ms"}, io.Discard, logs)
-	}()
-	t.Cleanup(func() {
-		stop()
-		if code := <-done; code != 0 {
-			t.Errorf("revtrack exited %d", code)
-		}
-	})
-	deadline := time.Now().Add(60 * time.Second)
-	for getReady(addr).code != http.StatusOK {
-		if time.Now().After(deadline) {
-			t.Fatal("not ready")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return e2e{base: "http://" + addr, apiKey: key, pk: src.PublicKey, sk: sk, sourceID: src.ID}
+	app := runapp.Start(t, kc, db.CH, db.RedisC)
+	return e2e{base: app.URL(), apiKey: key, pk: tenant.Source.PublicKey, sk: tenant.PrivateKey, sourceID: tenant.Source.ID}
 }
 
 func (e e2e) post(t *testing.T, path string, hdr map[string]string, body any) int {

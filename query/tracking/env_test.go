@@ -8,14 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/revtrack/revtrack/internal/testenv/pipeline"
+
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"go.uber.org/goleak"
 
-	"github.com/revtrack/revtrack/internal/bootstrap"
-	"github.com/revtrack/revtrack/internal/clickhousex"
 	"github.com/revtrack/revtrack/internal/kafkax"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/processors"
@@ -38,33 +37,9 @@ type env struct {
 // processors (sessionize, land-server-events, identity-join) until the test ends.
 func setup(t *testing.T) env {
 	t.Helper()
-	ctx := testenv.Ctx(t)
-	chc := testenv.ClickHouseConfig(t)
-	rdb, rc := testenv.Redis(t)
-	if _, err := bootstrap.Migrate(ctx, chc, rdb, rc.KeyPrefix, quiet); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := clickhousex.Open(ctx, chc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
-	kc := testenv.KafkaConfig(t)
-	p, err := kafkax.NewProducer(kc, "test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	if err := bootstrap.EnsureTopics(ctx, p, kc); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		var names []string
-		for _, s := range bootstrap.TopicSpecs() {
-			names = append(names, kc.Topic(s.Name))
-		}
-		_, _ = kadm.NewClient(p).DeleteTopics(context.Background(), names...)
-	})
+	db := pipeline.Migrated(t)
+	conn := db.Conn
+	kc, p := pipeline.Topics(t)
 
 	cfg := processors.DefaultConfig()
 	cfg.Backoff, cfg.MaxBackoff = 50*time.Millisecond, 200*time.Millisecond
