@@ -90,7 +90,9 @@ func decodeBrowserEvent(raw json.RawMessage, now time.Time, maxSkew time.Duratio
 		return schemas.BrowserEvent{}, fmt.Errorf("occurredAt must be an ISO 8601 timestamp")
 	}
 	if at.After(now.Add(maxSkew)) {
-		return schemas.BrowserEvent{}, fmt.Errorf("occurredAt is too far in the future")
+		// A browser clock set ahead is common and the event is still real: stamp it with the receipt
+		// time rather than lose it (server events, from clocks the publisher controls, are refused).
+		at = now
 	}
 	props := in.Properties
 	if len(props) > 0 && string(props) != "null" {

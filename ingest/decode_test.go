@@ -103,6 +103,10 @@ func TestDecodeBrowserEvent(t *testing.T) {
 	if ev.URL != "https://app.example/install?utm_source=x" || ev.FirstTouch.LandingURL != "https://app.example/?gclid=g" {
 		t.Fatalf("auth parameters kept: %q %q", ev.URL, ev.FirstTouch.LandingURL)
 	}
+	future, err := decodeBrowserEvent(json.RawMessage(`{"eventId":"e2","name":"page_view","occurredAt":"2027-01-01T00:00:00Z","acquisitionId":"a1"}`), now, time.Hour)
+	if err != nil || !future.OccurredAt.Equal(now) {
+		t.Fatalf("a browser clock far ahead must be clamped to the receipt time: %v %v", future.OccurredAt, err)
+	}
 	for _, raw := range []string{`[]`, `{"eventId":"e","name":"bad name","occurredAt":"2026-11-21T11:00:00Z","acquisitionId":"a"}`,
 		`{"eventId":"e","name":"x","occurredAt":"2026-11-21T11:00:00Z","acquisitionId":""}`,
 		`{"eventId":"e","name":"x","occurredAt":"yesterday","acquisitionId":"a"}`,
