@@ -30,6 +30,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // edge is the ingest edge on the real Kafka, ClickHouse and Redis, with one workspace and source.
 type edge struct {
+	admitter *RedisAdmitter
 	srv      *httptest.Server
 	store    *controlplane.Store
 	kc       kafkax.Config
@@ -44,9 +45,10 @@ func newEdge(t *testing.T, cfg Config) *edge {
 	kc, p := pipeline.Topics(t)
 	tenant := pipeline.Seed(t, db, "https://app.example", "http://127.0.0.1:5173")
 	store, src, sk, rdb, rc := tenant.Store, tenant.Source, tenant.PrivateKey, db.Redis, db.RedisC
+	dedup := &RedisDeduper{Client: rdb, Prefix: rc.KeyPrefix, TTL: time.Hour, PendingTTL: 10 * time.Second}
+	limiter := &RedisLimiter{Client: rdb, Prefix: rc.KeyPrefix}
 	svc := New(cfg, Deps{ControlPlane: store, Producer: p,
-		Deduper:      &RedisDeduper{Client: rdb, Prefix: rc.KeyPrefix, TTL: time.Hour, PendingTTL: 10 * time.Second},
-		Limiter:      &RedisLimiter{Client: rdb, Prefix: rc.KeyPrefix},
+		Deduper: dedup, Limiter: limiter, Admitter: &RedisAdmitter{Limiter: limiter, Deduper: dedup},
 		BrowserTopic: kc.Topic(schemas.TopicBrowserEvents), ServerTopic: kc.Topic(schemas.TopicServerEvents),
 		Registry: prometheus.NewRegistry(), Log: quiet})
 	gin.SetMode(gin.TestMode)
@@ -54,7 +56,7 @@ func newEdge(t *testing.T, cfg Config) *edge {
 	svc.Register(engine)
 	srv := httptest.NewServer(engine)
 	t.Cleanup(srv.Close)
-	return &edge{srv: srv, store: store, kc: kc, producer: p, src: src, sk: sk}
+	return &edge{admitter: &RedisAdmitter{Limiter: limiter, Deduper: dedup}, srv: srv, store: store, kc: kc, producer: p, src: src, sk: sk}
 }
 
 type reply struct {
@@ -373,5 +375,27 @@ func TestTrackerScriptServed(t *testing.T) {
 	again.Body.Close()
 	if again.StatusCode != http.StatusNotModified {
 		t.Fatalf("revalidation: %d", again.StatusCode)
+	}
+}
+
+// TestConcurrentSameEventID: while one request holds an eventId (its Kafka write in flight), a second
+// request with the same ID is told to retry (503 event_in_progress), not answered as a duplicate of an
+// event that may yet fail; once the holder releases it, the retry is accepted as new.
+func TestConcurrentSameEventID(t *testing.T) {
+	e := newEdge(t, DefaultConfig())
+	ctx := testenv.Ctx(t)
+	ok, state, err := e.admitter.Admit(ctx, "other", Limit{N: 10, Window: time.Minute}, e.src.ID, "held-1")
+	if err != nil || !ok || state != stateNew {
+		t.Fatalf("admit: %v %v %v", ok, state, err)
+	}
+	r := e.serverEvent(t, e.sk, map[string]any{"eventId": "held-1"})
+	if r.status != 503 || errCode(r) != "event_in_progress" {
+		t.Fatalf("while held: %d %v", r.status, r.body)
+	}
+	if err := e.admitter.Deduper.Release(ctx, e.src.ID, "held-1"); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.serverEvent(t, e.sk, map[string]any{"eventId": "held-1"}); r.status != 202 || r.body["duplicate"] != false {
+		t.Fatalf("after release: %d %v", r.status, r.body)
 	}
 }

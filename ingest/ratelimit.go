@@ -51,11 +51,14 @@ if n == 1 then
 end
 return n`)
 
+// windowKey names the counter of the current window for key.
+func (r *RedisLimiter) windowKey(key string, l Limit) string {
+	return fmt.Sprintf("%srl:%s:%d", r.Prefix, key, time.Now().UnixMilli()/l.Window.Milliseconds())
+}
+
 // Allow implements Limiter.
 func (r *RedisLimiter) Allow(ctx context.Context, key string, l Limit) (bool, error) {
-	window := time.Now().UnixMilli() / l.Window.Milliseconds()
-	k := fmt.Sprintf("%srl:%s:%d", r.Prefix, key, window)
-	n, err := fixedWindow.Run(ctx, r.Client, []string{k}, l.Window.Milliseconds()).Int64()
+	n, err := fixedWindow.Run(ctx, r.Client, []string{r.windowKey(key, l)}, l.Window.Milliseconds()).Int64()
 	if err != nil {
 		return false, fmt.Errorf("rate limit: %w", err)
 	}

@@ -147,26 +147,25 @@ func (s *Service) serverEvents(c *gin.Context) {
 		s.reject(c, routeServerEvents, err)
 		return
 	}
-	ok, err := s.d.Limiter.Allow(ctx, "srv:"+src.ID, s.policy.LimitFor(kindServer))
-	if err != nil {
-		s.reject(c, routeServerEvents, err)
-		return
-	}
-	if !ok {
-		s.reject(c, routeServerEvents, errRateLimited)
-		return
-	}
+	limitKey, limit := "srv:"+src.ID, s.policy.LimitFor(kindServer)
 	if verr != nil {
+		// Invalid requests count against the limit too: a loop sending bad data is still a loop.
+		if ok, err := s.d.Limiter.Allow(ctx, limitKey, limit); err == nil && !ok {
+			verr = errRateLimited
+		}
 		s.metrics.events.WithLabelValues(kindServer, toAPIError(verr).Code).Inc()
 		s.reject(c, routeServerEvents, verr)
 		return
 	}
 	ev.SourceID, ev.WorkspaceID, ev.AppID = src.ID, src.WorkspaceID, src.AppID
 
-	state, err := s.d.Deduper.Reserve(ctx, src.ID, ev.EventID)
+	allowed, state, err := s.d.Admitter.Admit(ctx, limitKey, limit, src.ID, ev.EventID)
 	switch {
 	case err != nil:
 		s.reject(c, routeServerEvents, err)
+		return
+	case !allowed:
+		s.reject(c, routeServerEvents, errRateLimited)
 		return
 	case state == stateDone:
 		s.metrics.requests.WithLabelValues(routeServerEvents, "duplicate").Inc()

@@ -43,6 +43,8 @@ type Deps struct {
 	Producer     Producer
 	Deduper      Deduper
 	Limiter      Limiter
+	// Admitter applies the limit and reserves the event ID of a valid server event in one step.
+	Admitter Admitter
 	// Topics are the full topic names (with any configured suffix).
 	BrowserTopic, ServerTopic string
 	Registry                  prometheus.Registerer

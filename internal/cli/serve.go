@@ -75,12 +75,15 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 
 	store := controlplane.NewStore(in.clickhouse, in.redis, a.cfg.Redis.KeyPrefix)
 	if c.ingest {
+		dedup := &ingest.RedisDeduper{Client: in.redis, Prefix: a.cfg.Redis.KeyPrefix, TTL: a.cfg.Ingest.DedupTTL,
+			PendingTTL: a.cfg.Kafka.DeliveryTimeout + 5*time.Second}
+		limiter := &ingest.RedisLimiter{Client: in.redis, Prefix: a.cfg.Redis.KeyPrefix}
 		ingest.New(a.cfg.Ingest, ingest.Deps{
 			ControlPlane: store,
 			Producer:     in.producer,
-			Deduper: &ingest.RedisDeduper{Client: in.redis, Prefix: a.cfg.Redis.KeyPrefix, TTL: a.cfg.Ingest.DedupTTL,
-				PendingTTL: a.cfg.Kafka.DeliveryTimeout + 5*time.Second},
-			Limiter:      &ingest.RedisLimiter{Client: in.redis, Prefix: a.cfg.Redis.KeyPrefix},
+			Deduper:      dedup,
+			Limiter:      limiter,
+			Admitter:     &ingest.RedisAdmitter{Limiter: limiter, Deduper: dedup},
 			BrowserTopic: a.cfg.Kafka.Topic(schemas.TopicBrowserEvents),
 			ServerTopic:  a.cfg.Kafka.Topic(schemas.TopicServerEvents),
 			Registry:     reg,
