@@ -103,6 +103,10 @@ func New(cfg Config, d Deps) (*Service, error) {
 			return &Loop[sessionEvent]{Name: "sessionize", Consumer: cl, Decode: decodeSessionEvent, Sink: sessions,
 				DeadLetters: dlq, Metrics: m, Log: log, MaxPoll: cfg.MaxPoll, Backoff: cfg.Backoff, MaxBackoff: cfg.MaxBackoff}
 		}, sessions.ConsumerOpts()},
+		// Lands what the platform sync connector (processors/platformsync) pulled from the partner API.
+		{"land-platform-records", schemas.TopicPlatformRecords, func(cl *kgo.Client, m *LoopMetrics, log *slog.Logger) runner {
+			return platformLandingLoop(cfg, d.ClickHouse, dlq, cl, m, log)
+		}, nil},
 		// Links browsers to shops and lands the funnel's view of server events (identity_sink.go).
 		// Its own group beside land-server-events, so neither waits for the other.
 		{"identity-join", schemas.TopicServerEvents, func(cl *kgo.Client, m *LoopMetrics, log *slog.Logger) runner {

@@ -1,0 +1,369 @@
+// Package platformsync pulls an app's records from the platform's Partner API (GraphQL) and
+// produces them to the platform-records topic, keeping per-stream cursors in sync_cursors and one
+// sync_runs row per run.
+package platformsync
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultBaseURL is the real Partner API host.
+const DefaultBaseURL = "https://partners.shopify.com"
+
+// Client calls POST {BaseURL}/{OrgID}/api/{Version}/graphql.json.
+type Client struct {
+	BaseURL string // default DefaultBaseURL
+	OrgID   string
+	Token   string // sent as X-Shopify-Access-Token
+	Version string // e.g. "2025-07"; "unstable" also selects processingFee
+	HTTP    *http.Client
+	// MaxAttempts bounds tries of one request on 429/5xx/transport errors (default 6).
+	MaxAttempts int
+	// Backoff is the first wait (default 500ms), doubled per attempt up to MaxBackoff (default 30s),
+	// with full jitter; a Retry-After header, when present, is honoured instead.
+	Backoff, MaxBackoff time.Duration
+	// PageSize is `first` (default 100).
+	PageSize int
+}
+
+// HTTPError is a non-2xx answer after retries (or a non-retryable one).
+type HTTPError struct {
+	Status int
+	Body   string
+}
+
+func (e *HTTPError) Error() string {
+	return fmt.Sprintf("partner api: HTTP %d: %s", e.Status, truncate(e.Body, 300))
+}
+
+// GraphQLError is a response whose `errors` is non-empty.
+type GraphQLError struct{ Messages []string }
+
+func (e *GraphQLError) Error() string {
+	return "partner api: graphql: " + strings.Join(e.Messages, "; ")
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+func (c *Client) endpoint() string {
+	base := c.BaseURL
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	return strings.TrimRight(base, "/") + "/" + c.OrgID + "/api/" + c.Version + "/graphql.json"
+}
+
+func (c *Client) pageSize() int {
+	if c.PageSize > 0 {
+		return c.PageSize
+	}
+	return 100
+}
+
+// hasProcessingFee reports whether the version's schema exposes processingFee (only unstable does).
+func (c *Client) hasProcessingFee() bool { return c.Version == "unstable" }
+
+// Do runs one GraphQL operation and decodes `data` into out, retrying throttling and server errors.
+func (c *Client) Do(ctx context.Context, query string, vars map[string]any, out any) error {
+	body, err := json.Marshal(map[string]any{"query": query, "variables": vars})
+	if err != nil {
+		return err
+	}
+	attempts := c.MaxAttempts
+	if attempts <= 0 {
+		attempts = 6
+	}
+	wait, maxWait := c.Backoff, c.MaxBackoff
+	if wait <= 0 {
+		wait = 500 * time.Millisecond
+	}
+	if maxWait < wait {
+		maxWait = max(30*time.Second, wait)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = &http.Client{Timeout: 60 * time.Second}
+	}
+	var lastErr error
+	for attempt := 1; ; attempt++ {
+		retryAfter, err := c.once(ctx, hc, body, out)
+		if err == nil {
+			return nil
+		}
+		lastErr = err
+		var he *HTTPError
+		retryable := errors.As(err, &he) && (he.Status == http.StatusTooManyRequests || he.Status >= 500) ||
+			!errors.As(err, &he) && !isGraphQL(err) && ctx.Err() == nil && !isDecode(err)
+		if !retryable || attempt >= attempts {
+			return lastErr
+		}
+		d := time.Duration(rand.Int64N(int64(wait)) + 1) // full jitter
+		if retryAfter > 0 {
+			d = retryAfter
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last error: %v)", ctx.Err(), lastErr)
+		case <-time.After(d):
+		}
+		wait = min(wait*2, maxWait)
+	}
+}
+
+type decodeError struct{ error }
+
+func isGraphQL(err error) bool { var g *GraphQLError; return errors.As(err, &g) }
+func isDecode(err error) bool  { var d decodeError; return errors.As(err, &d) }
+
+func (c *Client) once(ctx context.Context, hc *http.Client, body []byte, out any) (time.Duration, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint(), bytes.NewReader(body))
+	if err != nil {
+		return 0, decodeError{err}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("X-Shopify-Access-Token", c.Token)
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("partner api: %w", err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return 0, fmt.Errorf("partner api: read body: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return parseRetryAfter(resp.Header.Get("Retry-After")), &HTTPError{Status: resp.StatusCode, Body: string(raw)}
+	}
+	var env struct {
+		Data   json.RawMessage `json:"data"`
+		Errors []struct {
+			Message string `json:"message"`
+		} `json:"errors"`
+	}
+	if err := json.Unmarshal(raw, &env); err != nil {
+		return 0, decodeError{fmt.Errorf("partner api: decode response: %w", err)}
+	}
+	if len(env.Errors) > 0 {
+		g := &GraphQLError{}
+		for _, e := range env.Errors {
+			g.Messages = append(g.Messages, e.Message)
+		}
+		return 0, g
+	}
+	if len(env.Data) == 0 || string(env.Data) == "null" {
+		return 0, &GraphQLError{Messages: []string{"response has no data"}}
+	}
+	if err := json.Unmarshal(env.Data, out); err != nil {
+		return 0, decodeError{fmt.Errorf("partner api: decode data: %w", err)}
+	}
+	return 0, nil
+}
+
+func parseRetryAfter(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 0)
+	}
+	return 0
+}
+
+// MoneyNode is the API's Money.
+type MoneyNode struct {
+	Amount       string `json:"amount"`
+	CurrencyCode string `json:"currencyCode"`
+}
+
+// ShopNode is the API's Shop.
+type ShopNode struct {
+	ID              string `json:"id"`
+	MyshopifyDomain string `json:"myshopifyDomain"`
+	Name            string `json:"name"`
+}
+
+// TransactionNode is one app transaction as selected by TransactionsQuery.
+type TransactionNode struct {
+	Typename  string    `json:"__typename"`
+	ID        string    `json:"id"`
+	CreatedAt time.Time `json:"createdAt"`
+	ChargeID  *string   `json:"chargeId"`
+	App       *struct {
+		ID string `json:"id"`
+	} `json:"app"`
+	Shop            *ShopNode  `json:"shop"`
+	GrossAmount     *MoneyNode `json:"grossAmount"`
+	ShopifyFee      *MoneyNode `json:"shopifyFee"`
+	ProcessingFee   *MoneyNode `json:"processingFee"`
+	NetAmount       *MoneyNode `json:"netAmount"`
+	BillingInterval *string    `json:"billingInterval"`
+}
+
+// ChargeNode is an event's charge or appCredit.
+type ChargeNode struct {
+	Typename  string     `json:"__typename"`
+	ID        string     `json:"id"`
+	Name      string     `json:"name"`
+	Amount    *MoneyNode `json:"amount"`
+	Test      bool       `json:"test"`
+	BillingOn *time.Time `json:"billingOn"`
+}
+
+// EventNode is one app event as selected by EventsQuery.
+type EventNode struct {
+	Typename    string      `json:"__typename"`
+	Type        string      `json:"type"`
+	OccurredAt  time.Time   `json:"occurredAt"`
+	Shop        *ShopNode   `json:"shop"`
+	Charge      *ChargeNode `json:"charge"`
+	AppCredit   *ChargeNode `json:"appCredit"`
+	Reason      *string     `json:"reason"`
+	Description *string     `json:"description"`
+}
+
+// Page is one page of a connection; Cursor is the last edge's cursor ("" when no edges).
+type Page[T any] struct {
+	Nodes       []T
+	Cursors     []string
+	HasNextPage bool
+}
+
+// Cursor returns the last edge's cursor.
+func (p Page[T]) Cursor() string {
+	if len(p.Cursors) == 0 {
+		return ""
+	}
+	return p.Cursors[len(p.Cursors)-1]
+}
+
+type connection[T any] struct {
+	Edges []struct {
+		Cursor string `json:"cursor"`
+		Node   T      `json:"node"`
+	} `json:"edges"`
+	PageInfo struct {
+		HasNextPage bool `json:"hasNextPage"`
+	} `json:"pageInfo"`
+}
+
+func (c connection[T]) page() Page[T] {
+	p := Page[T]{HasNextPage: c.PageInfo.HasNextPage}
+	for _, e := range c.Edges {
+		p.Nodes = append(p.Nodes, e.Node)
+		p.Cursors = append(p.Cursors, e.Cursor)
+	}
+	return p
+}
+
+const moneyFields = `{ amount currencyCode }`
+
+// TransactionsQuery selects the five app transaction types. processingFee exists only on
+// versions that expose it (asking for it elsewhere is a validation error).
+func TransactionsQuery(withProcessingFee bool) string {
+	fee := ""
+	if withProcessingFee {
+		fee = " processingFee " + moneyFields
+	}
+	common := `grossAmount ` + moneyFields + ` shopifyFee ` + moneyFields + ` netAmount ` + moneyFields + fee +
+		` chargeId shop { id myshopifyDomain name } app { id }`
+	return `query Transactions($appId: ID, $createdAtMin: DateTime, $createdAtMax: DateTime, $first: Int, $after: String) {
+  transactions(appId: $appId, createdAtMin: $createdAtMin, createdAtMax: $createdAtMax, first: $first, after: $after) {
+    edges { cursor node { __typename id createdAt
+      ... on AppSubscriptionSale { ` + common + ` billingInterval }
+      ... on AppUsageSale { ` + common + ` }
+      ... on AppOneTimeSale { ` + common + ` }
+      ... on AppSaleAdjustment { ` + common + ` }
+      ... on AppSaleCredit { ` + common + ` }
+    } }
+    pageInfo { hasNextPage }
+  }
+}`
+}
+
+// EventsQuery selects app events with the payload of each event type.
+const EventsQuery = `query AppEvents($appId: ID!, $occurredAtMin: DateTime, $occurredAtMax: DateTime, $first: Int, $after: String) {
+  app(id: $appId) {
+    events(occurredAtMin: $occurredAtMin, occurredAtMax: $occurredAtMax, first: $first, after: $after) {
+      edges { cursor node { __typename type occurredAt shop { id myshopifyDomain name }
+        ... on AppSubscriptionEvent { charge { __typename id name test amount ` + moneyFields + ` billingOn } }
+        ... on AppPurchaseOneTimeEvent { charge { __typename id name test amount ` + moneyFields + ` } }
+        ... on AppUsageRecordEvent { charge { __typename id name test amount ` + moneyFields + ` } }
+        ... on AppCreditEvent { appCredit { __typename id name test amount ` + moneyFields + ` } }
+        ... on RelationshipUninstalled { reason description }
+      } }
+      pageInfo { hasNextPage }
+    }
+  }
+}`
+
+func timeVar(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func strVar(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// Transactions returns one page of the app's transactions in [min, max] (both inclusive; zero
+// means unbounded) after the cursor. first <= 0 means PageSize.
+func (c *Client) Transactions(ctx context.Context, appID string, min, max time.Time, first int, after string) (Page[TransactionNode], error) {
+	if first <= 0 {
+		first = c.pageSize()
+	}
+	var out struct {
+		Transactions *connection[TransactionNode] `json:"transactions"`
+	}
+	vars := map[string]any{"appId": appID, "createdAtMin": timeVar(min), "createdAtMax": timeVar(max), "first": first, "after": strVar(after)}
+	if err := c.Do(ctx, TransactionsQuery(c.hasProcessingFee()), vars, &out); err != nil {
+		return Page[TransactionNode]{}, err
+	}
+	if out.Transactions == nil {
+		return Page[TransactionNode]{}, &GraphQLError{Messages: []string{"transactions is null"}}
+	}
+	return out.Transactions.page(), nil
+}
+
+// Events returns one page of the app's events in [min, max] after the cursor.
+func (c *Client) Events(ctx context.Context, appID string, min, max time.Time, first int, after string) (Page[EventNode], error) {
+	if first <= 0 {
+		first = c.pageSize()
+	}
+	var out struct {
+		App *struct {
+			Events *connection[EventNode] `json:"events"`
+		} `json:"app"`
+	}
+	vars := map[string]any{"appId": appID, "occurredAtMin": timeVar(min), "occurredAtMax": timeVar(max), "first": first, "after": strVar(after)}
+	if err := c.Do(ctx, EventsQuery, vars, &out); err != nil {
+		return Page[EventNode]{}, err
+	}
+	if out.App == nil || out.App.Events == nil {
+		return Page[EventNode]{}, &GraphQLError{Messages: []string{"app " + appID + " not found or has no events"}}
+	}
+	return out.App.Events.page(), nil
+}

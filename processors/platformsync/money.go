@@ -1,0 +1,45 @@
+package platformsync
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// minorExponent is the ISO 4217 minor-unit exponent; codes not listed (and non-ISO codes such as
+// GBX) use 2, as docs/METRICS.md 1.1 states.
+func minorExponent(code string) int {
+	switch strings.ToUpper(code) {
+	case "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND", "VUV", "XAF", "XOF", "XPF":
+		return 0
+	case "BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND":
+		return 3
+	case "CLF", "UYW":
+		return 4
+	}
+	return 2
+}
+
+// ParseMinor converts a decimal amount string ("9.99", "-10.0", "1500") into integer minor units
+// of currency, exactly: no floats, and an error when the string has more decimals than the
+// currency (other than trailing zeros) or is not a plain decimal.
+func ParseMinor(amount, currency string) (int64, error) {
+	exp := minorExponent(currency)
+	s := strings.TrimSpace(amount)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
+	intPart, frac, _ := strings.Cut(s, ".")
+	frac = strings.TrimRight(frac, "0")
+	if intPart == "" || len(frac) > exp || strings.Trim(intPart+frac, "0123456789") != "" {
+		return 0, fmt.Errorf("amount %q is not an exact %s amount", amount, currency)
+	}
+	frac += strings.Repeat("0", exp-len(frac))
+	v, err := strconv.ParseInt(intPart+frac, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("amount %q: %w", amount, err)
+	}
+	if neg {
+		v = -v
+	}
+	return v, nil
+}
