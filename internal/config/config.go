@@ -15,6 +15,7 @@ import (
 
 	"github.com/revtrack/revtrack/ingest"
 	"github.com/revtrack/revtrack/internal/clickhousex"
+	"github.com/revtrack/revtrack/internal/controlplane"
 	"github.com/revtrack/revtrack/internal/kafkax"
 	"github.com/revtrack/revtrack/internal/obs"
 	"github.com/revtrack/revtrack/internal/redisx"
@@ -41,6 +42,8 @@ type Config struct {
 	Ingest     ingest.Config
 	// AutoMigrate applies migrations and creates topics at start-up.
 	AutoMigrate bool
+	// EncryptionKeys seals secrets at rest (partner tokens): id:base64key,... (controlplane.Keyring).
+	EncryptionKeys string
 }
 
 // Default returns the configuration for the local stack.
@@ -49,12 +52,13 @@ func Default() Config {
 		Log: obs.DefaultLogConfig(),
 		HTTP: HTTPConfig{Addr: "127.0.0.1:8080", ReadHeaderTimeout: 5 * time.Second,
 			ShutdownTimeout: 15 * time.Second},
-		Kafka:       kafkax.DefaultConfig(),
-		ClickHouse:  clickhousex.DefaultConfig(),
-		Redis:       redisx.DefaultConfig(),
-		Process:     processors.DefaultConfig(),
-		Ingest:      ingest.DefaultConfig(),
-		AutoMigrate: true,
+		Kafka:          kafkax.DefaultConfig(),
+		ClickHouse:     clickhousex.DefaultConfig(),
+		Redis:          redisx.DefaultConfig(),
+		Process:        processors.DefaultConfig(),
+		Ingest:         ingest.DefaultConfig(),
+		AutoMigrate:    true,
+		EncryptionKeys: controlplane.DevelopmentEncryptionKeys,
 	}
 }
 
@@ -71,6 +75,9 @@ func (c *Config) RegisterFlags(fs *pflag.FlagSet) {
 	c.Process.RegisterFlags(fs)
 	c.Ingest.RegisterFlags(fs)
 	fs.BoolVar(&c.AutoMigrate, "auto-migrate", c.AutoMigrate, "apply ClickHouse migrations and create Kafka topics at start-up")
+	fs.StringVar(&c.EncryptionKeys, "encryption-keys", c.EncryptionKeys, "AES-256-GCM keys sealing secrets at rest (partner tokens), "+
+		"comma-separated id:base64key (32-byte keys); the first seals, all open, so rotate by adding a new key first. "+
+		"The default "+controlplane.DevelopmentKeyID+" key is published and for local use only: production must set its own")
 }
 
 // EnvName is the environment variable that sets a flag: REVTRACK_ plus the upper-cased flag name.
@@ -107,6 +114,9 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("base-url: %q is not an http(s) URL", c.HTTP.BaseURL))
 	}
 	c.HTTP.BaseURL = strings.TrimSuffix(c.HTTP.BaseURL, "/")
+	if _, err := controlplane.ParseKeyring(c.EncryptionKeys); err != nil {
+		errs = append(errs, fmt.Errorf("encryption-keys: %w", err))
+	}
 	if c.HTTP.ReadHeaderTimeout <= 0 || c.HTTP.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("http timeouts must be positive"))
 	}

@@ -113,8 +113,8 @@ func (s *Syncer) log() *slog.Logger {
 // page in flight is produced again, which is harmless because every platform table is a
 // ReplacingMergeTree keyed by the platform's IDs.
 //
-// The partner access token is on s.Client for now; loading it from partner_connections (AES-GCM)
-// is a separate step.
+// The partner access token is on s.Client: the caller opens it from the workspace's partner
+// connection (internal/controlplane Partners.PartnerConnection), as `revtrack admin sync run` does.
 func (s *Syncer) Run(ctx context.Context, workspaceID, appID, trigger string) (schemas.SyncRun, error) {
 	run := schemas.SyncRun{RunID: newRunID(), Trigger: trigger, Status: "running", StartedAt: s.now().Truncate(time.Second)}
 	if err := s.writeRun(ctx, workspaceID, appID, run); err != nil {

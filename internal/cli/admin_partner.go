@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/processors/platformsync"
+	"github.com/revtrack/revtrack/schemas"
+)
+
+// defaultPartnerAPIVersion is the partner API version the sync asks for unless told otherwise.
+const defaultPartnerAPIVersion = "2025-07"
+
+func (a *app) keyring() (*controlplane.Keyring, error) {
+	k, err := controlplane.ParseKeyring(a.cfg.EncryptionKeys)
+	if err != nil {
+		return nil, fmt.Errorf("encryption-keys: %w", err)
+	}
+	return k, nil
+}
+
+// withPartners runs f with the partner connections of a control-plane store (ClickHouse and Redis).
+func (a *app) withPartners(cmd *cobra.Command, f func(ctx context.Context, s *controlplane.Store, p *controlplane.Partners) error) error {
+	keys, err := a.keyring()
+	if err != nil {
+		return err
+	}
+	return a.withStore(cmd, func(ctx context.Context, s *controlplane.Store) error { return f(ctx, s, s.Partners(keys)) })
+}
+
+func (a *app) partnerCommands() *cobra.Command {
+	cmd := &cobra.Command{Use: "partner", Short: "Partner API connections (the token is stored sealed, never shown)"}
+	var org, tokenEnv, apiURL string
+	connect := &cobra.Command{Use: "connect SLUG", Args: cobra.ExactArgs(1),
+		Short: "Connect a workspace to its partner organization; the token is read from the environment variable --token-env names",
+		RunE: func(c *cobra.Command, args []string) error {
+			if tokenEnv == "" {
+				return errors.New("--token-env is required: the name of an environment variable holding the access token")
+			}
+			token := os.Getenv(tokenEnv)
+			if token == "" {
+				return fmt.Errorf("environment variable %s is unset or empty", tokenEnv)
+			}
+			return a.withPartners(c, func(ctx context.Context, _ *controlplane.Store, p *controlplane.Partners) error {
+				conn, err := p.ConnectPartner(ctx, adminActor, args[0], org, token, apiURL)
+				if err != nil {
+					return err
+				}
+				if conn.SealedWithKey == controlplane.DevelopmentKeyID {
+					a.log.Warn("partner token sealed with the published development key; set --encryption-keys outside local use")
+				}
+				return a.printJSON(conn)
+			})
+		}}
+	connect.Flags().StringVar(&org, "org", "", "partner organization ID (digits)")
+	connect.Flags().StringVar(&tokenEnv, "token-env", "", "NAME of the environment variable holding the access token (never the token itself)")
+	connect.Flags().StringVar(&apiURL, "api-url", "", "partner API base URL (default: the platform's partner API)")
+	_ = connect.MarkFlagRequired("org")
+	_ = connect.MarkFlagRequired("token-env")
+
+	show := &cobra.Command{Use: "show SLUG", Short: "Show a workspace's partner connection (never the token)", Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return a.withPartners(c, func(ctx context.Context, s *controlplane.Store, p *controlplane.Partners) error {
+				w, err := s.WorkspaceBySlug(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				conn, err := p.DescribePartner(ctx, w.ID)
+				if err != nil {
+					return err
+				}
+				return a.printJSON(conn)
+			})
+		}}
+
+	disconnect := &cobra.Command{Use: "disconnect SLUG", Short: "Remove a workspace's partner connection", Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return a.withPartners(c, func(ctx context.Context, _ *controlplane.Store, p *controlplane.Partners) error {
+				return p.DisconnectPartner(ctx, adminActor, args[0])
+			})
+		}}
+
+	reseal := &cobra.Command{Use: "reseal", Args: cobra.NoArgs,
+		Short: "Re-seal every partner token with the first --encryption-keys key (key rotation step 2)",
+		RunE: func(c *cobra.Command, _ []string) error {
+			keys, err := a.keyring()
+			if err != nil {
+				return err
+			}
+			return a.withStore(c, func(ctx context.Context, s *controlplane.Store) error {
+				n, err := s.Partners(keys).ResealPartnerTokens(ctx, adminActor)
+				if perr := a.printJSON(map[string]any{"resealed": n, "sealingKey": keys.PrimaryKeyID()}); perr != nil {
+					return errors.Join(err, perr)
+				}
+				return err
+			})
+		}}
+	cmd.AddCommand(connect, show, disconnect, reseal)
+	return cmd
+}
+
+func (a *app) syncCommands() *cobra.Command {
+	cmd := &cobra.Command{Use: "sync", Short: "Platform data sync from the partner API"}
+	var appID, version string
+	var timeout time.Duration
+	run := &cobra.Command{Use: "run SLUG", Args: cobra.ExactArgs(1),
+		Short: "Sync the workspace's selected apps (or --app) now; prints each sync run as JSON",
+		RunE: func(c *cobra.Command, args []string) error {
+			keys, err := a.keyring()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(c.Context(), timeout)
+			defer cancel()
+			in, err := a.openInfra(ctx, true, nil)
+			if err != nil {
+				return err
+			}
+			defer in.close(context.WithoutCancel(ctx))
+			s := controlplane.NewStore(in.clickhouse, in.redis, a.cfg.Redis.KeyPrefix)
+			w, err := s.WorkspaceBySlug(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			apps := w.SelectedAppIDs
+			if appID != "" {
+				if !slices.Contains(w.SelectedAppIDs, appID) {
+					return fmt.Errorf("%w: app %q is not one of the workspace's selected apps", controlplane.ErrInvalid, appID)
+				}
+				apps = []string{appID}
+			}
+			if len(apps) == 0 {
+				return fmt.Errorf("workspace %s has no selected apps", w.Slug)
+			}
+			conn, token, err := s.Partners(keys).PartnerConnection(ctx, w.ID)
+			if err != nil {
+				return err
+			}
+			syncer := &platformsync.Syncer{
+				Client:   &platformsync.Client{BaseURL: conn.APIBaseURL, OrgID: conn.OrganizationID, Token: token, Version: version},
+				CH:       in.clickhouse,
+				Producer: in.producer,
+				Topic:    a.cfg.Kafka.Topic(schemas.TopicPlatformRecords),
+				Log:      a.log,
+			}
+			var errs []error
+			for _, id := range apps {
+				run, err := syncer.Run(ctx, w.ID, id, "manual")
+				if err != nil {
+					errs = append(errs, fmt.Errorf("app %s: %w", id, err))
+				}
+				if perr := a.printJSON(struct {
+					WorkspaceID string `json:"workspaceId"`
+					AppID       string `json:"appId"`
+					schemas.SyncRun
+				}{w.ID, id, run}); perr != nil {
+					errs = append(errs, perr)
+				}
+			}
+			return errors.Join(errs...)
+		}}
+	run.Flags().StringVar(&appID, "app", "", "sync only this selected app ID (its ID on the platform)")
+	run.Flags().StringVar(&version, "api-version", defaultPartnerAPIVersion, "partner API version")
+	run.Flags().DurationVar(&timeout, "timeout", time.Hour, "give up after this long")
+	cmd.AddCommand(run)
+	return cmd
+}
