@@ -229,8 +229,12 @@ func (a *app) auditCommand() *cobra.Command {
 func (a *app) demoCommand() *cobra.Command {
 	return &cobra.Command{Use: "seed-demo", Short: "Create the demo workspace (idempotent) and print a new API key for it", Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			keys, err := a.keyring()
+			if err != nil {
+				return err
+			}
 			return a.withStore(c, func(ctx context.Context, s *controlplane.Store) error {
-				creds, err := seedDemo(ctx, s)
+				creds, err := seedDemo(ctx, s, keys)
 				if err != nil {
 					return err
 				}

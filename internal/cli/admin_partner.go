@@ -143,12 +143,21 @@ func (a *app) syncCommands() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			known, err := s.Apps(ctx)
+			if err != nil {
+				return err
+			}
+			platformApps := map[string]string{}
+			for _, app := range known {
+				platformApps[app.ID] = app.PlatformAppID
+			}
 			syncer := &platformsync.Syncer{
-				Client:   &platformsync.Client{BaseURL: conn.APIBaseURL, OrgID: conn.OrganizationID, Token: token, Version: version},
-				CH:       in.clickhouse,
-				Producer: in.producer,
-				Topic:    a.cfg.Kafka.Topic(schemas.TopicPlatformRecords),
-				Log:      a.log,
+				PlatformApps: platformApps,
+				Client:       &platformsync.Client{BaseURL: conn.APIBaseURL, OrgID: conn.OrganizationID, Token: token, Version: version},
+				CH:           in.clickhouse,
+				Producer:     in.producer,
+				Topic:        a.cfg.Kafka.Topic(schemas.TopicPlatformRecords),
+				Log:          a.log,
 			}
 			var errs []error
 			for _, id := range apps {
@@ -166,7 +175,7 @@ func (a *app) syncCommands() *cobra.Command {
 			}
 			return errors.Join(errs...)
 		}}
-	run.Flags().StringVar(&appID, "app", "", "sync only this selected app ID (its ID on the platform)")
+	run.Flags().StringVar(&appID, "app", "", "sync only this selected app (revtrack app ID; the partner API is asked for its platform ID when one is registered)")
 	run.Flags().StringVar(&version, "api-version", defaultPartnerAPIVersion, "partner API version")
 	run.Flags().DurationVar(&timeout, "timeout", time.Hour, "give up after this long")
 	cmd.AddCommand(run)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/internal/partnerfake"
 )
 
 const (
@@ -30,7 +31,7 @@ var demoApps = []controlplane.App{
 // seedDemo makes sure the demo workspace, its apps, its owner and its tracking source exist, and
 // returns a new admin key and a new private key for the source. Each run creates a new, separately
 // revocable API key and rotates the source's private key, because keys are shown only once.
-func seedDemo(ctx context.Context, s *controlplane.Store) (demoCredentials, error) {
+func seedDemo(ctx context.Context, s *controlplane.Store, keys *controlplane.Keyring) (demoCredentials, error) {
 	var creds demoCredentials
 	apps, err := s.Apps(ctx)
 	if err != nil {
@@ -61,6 +62,11 @@ func seedDemo(ctx context.Context, s *controlplane.Store) (demoCredentials, erro
 			return creds, err
 		}
 	} else if err != nil {
+		return creds, err
+	}
+	// The demo's platform data comes from the local fake partner API (`revtrack demo-partner-api`).
+	fake := partnerfake.DefaultServerConfig()
+	if _, err := s.Partners(keys).ConnectPartner(ctx, adminActor, demoSlug, fake.OrgID, fake.Tokens[0], demoPartnerURL); err != nil {
 		return creds, err
 	}
 	if creds.APIKey, _, err = s.CreateAPIKey(ctx, adminActor, demoSlug, "make run "+time.Now().UTC().Format(time.RFC3339), controlplane.ScopeAdmin); err != nil {

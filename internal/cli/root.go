@@ -51,6 +51,7 @@ func New(out, logOut io.Writer) *cobra.Command {
 		a.adminCommand(),
 		a.configDocsCommand(root),
 		a.demoPageCommand(),
+		a.demoPartnerCommand(),
 	)
 	return root
 }

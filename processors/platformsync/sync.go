@@ -59,6 +59,9 @@ type Syncer struct {
 	Producer Producer
 	// Topic is the full platform-records topic name (with any test suffix).
 	Topic string
+	// PlatformApps maps a revtrack app ID to the partner API's ID of the app (gid://partners/App/…);
+	// an app without an entry is asked for by its own ID.
+	PlatformApps map[string]string
 	// Window is the width of one createdAt/occurredAt window (default 30 days).
 	Window time.Duration
 	Now    func() time.Time
@@ -72,6 +75,14 @@ type Syncer struct {
 type cursor struct {
 	Cursor    string
 	WindowEnd time.Time
+}
+
+// platformApp is the ID the partner API knows the app by.
+func (s *Syncer) platformApp(app string) string {
+	if id := s.PlatformApps[app]; id != "" {
+		return id
+	}
+	return app
 }
 
 func (s *Syncer) now() time.Time {
@@ -232,13 +243,13 @@ func (s *Syncer) syncStream(ctx context.Context, ws, app, stream string, end tim
 func (s *Syncer) firstRecordAt(ctx context.Context, app, stream string) (time.Time, error) {
 	switch stream {
 	case StreamTransactions:
-		p, err := s.Client.Transactions(ctx, app, time.Time{}, time.Time{}, 1, "")
+		p, err := s.Client.Transactions(ctx, s.platformApp(app), time.Time{}, time.Time{}, 1, "")
 		if err != nil || len(p.Nodes) == 0 {
 			return time.Time{}, err
 		}
 		return p.Nodes[0].CreatedAt, nil
 	default:
-		p, err := s.Client.Events(ctx, app, time.Time{}, time.Time{}, 1, "")
+		p, err := s.Client.Events(ctx, s.platformApp(app), time.Time{}, time.Time{}, 1, "")
 		if err != nil || len(p.Nodes) == 0 {
 			return time.Time{}, err
 		}
@@ -252,7 +263,7 @@ func (s *Syncer) fetch(ctx context.Context, ws, app, stream string, from, to tim
 	var out []schemas.PlatformRecord
 	switch stream {
 	case StreamTransactions:
-		p, err := s.Client.Transactions(ctx, app, from, to, 0, after)
+		p, err := s.Client.Transactions(ctx, s.platformApp(app), from, to, 0, after)
 		if err != nil {
 			return nil, last, "", false, err
 		}
@@ -268,7 +279,7 @@ func (s *Syncer) fetch(ctx context.Context, ws, app, stream string, from, to tim
 		}
 		next, hasNext = p.Cursor(), p.HasNextPage
 	default:
-		p, err := s.Client.Events(ctx, app, from, to, 0, after)
+		p, err := s.Client.Events(ctx, s.platformApp(app), from, to, 0, after)
 		if err != nil {
 			return nil, last, "", false, err
 		}
