@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/schemas"
 )
@@ -122,22 +120,7 @@ func TestIdentityJoinLinksResolvesAndDeadLetters(t *testing.T) {
 		t.Fatalf("shop attribution %+v", l)
 	}
 
-	reasons := map[string]int{}
-	for _, d := range readDeadLetterRecords(t, e, "identity-join", 2) {
-		reasons[d.Reason]++
-	}
-	if reasons[ReasonDecodeError] != 1 || reasons[ReasonInvalidMessage] != 1 {
-		t.Fatalf("dead letters by reason: %v", reasons)
-	}
-	group := "revtrack.identity-join" + e.kc.TopicSuffix
-	eventually(t, "committed offsets at the end of the topic", func() bool {
-		lag, err := kadm.NewClient(e.producer).Lag(testenv.Ctx(t), group)
-		if err != nil {
-			return false
-		}
-		l := lag[group]
-		return l.Error() == nil && l.Lag.Total() == 0
-	})
+	assertPoisonAndDrained(t, e, "identity-join")
 }
 
 // TestIdentityJoinFirstLinkWinsAndLateLinksResolve: a paid event that names a shop before any link

@@ -52,16 +52,10 @@ func mustJSON(t *testing.T, v any) []byte {
 	return b
 }
 
-// eventually polls cond until it holds or 30 s pass.
+// eventually is testenv.Eventually, short for the many waits of these tests.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testenv.Eventually(t, what, cond)
 }
 
 func startService(t *testing.T, e env) (stop func()) {
@@ -184,4 +178,27 @@ func TestRestartDoesNotDoubleCount(t *testing.T) {
 	stop = startService(t, e)
 	defer stop()
 	eventually(t, "four distinct browser events", func() bool { return count() == 4 })
+}
+
+// assertPoisonAndDrained checks the usual ending of a consumer test that produced one undecodable
+// and one contract-breaking record: both are dead-lettered with their reasons, and the consumer's
+// group has committed to the end of its topic.
+func assertPoisonAndDrained(t *testing.T, e env, consumer string) {
+	t.Helper()
+	reasons := map[string]int{}
+	for _, d := range readDeadLetterRecords(t, e, consumer, 2) {
+		reasons[d.Reason]++
+	}
+	if reasons[ReasonDecodeError] != 1 || reasons[ReasonInvalidMessage] != 1 {
+		t.Fatalf("dead letters by reason: %v", reasons)
+	}
+	group := "revtrack." + consumer + e.kc.TopicSuffix
+	eventually(t, "committed offsets at the end of the topic", func() bool {
+		lag, err := kadm.NewClient(e.producer).Lag(testenv.Ctx(t), group)
+		if err != nil {
+			return false
+		}
+		l := lag[group]
+		return l.Error() == nil && l.Lag.Total() == 0
+	})
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/revtrack/revtrack/internal/kafkax"
 	"github.com/revtrack/revtrack/internal/testenv"
@@ -137,22 +136,7 @@ func TestSessionizeSplitsCountsAndDeadLetters(t *testing.T) {
 		t.Fatalf("events landed with sessions %v, want %v (the client's session IDs are replaced)", got, want)
 	}
 
-	reasons := map[string]int{}
-	for _, d := range readDeadLetterRecords(t, e, "sessionize", 2) {
-		reasons[d.Reason]++
-	}
-	if reasons[ReasonDecodeError] != 1 || reasons[ReasonInvalidMessage] != 1 {
-		t.Fatalf("dead letters by reason: %v", reasons)
-	}
-	group := "revtrack.sessionize" + e.kc.TopicSuffix
-	eventually(t, "committed offsets at the end of the topic", func() bool {
-		lag, err := kadm.NewClient(e.producer).Lag(testenv.Ctx(t), group)
-		if err != nil {
-			return false
-		}
-		l := lag[group]
-		return l.Error() == nil && l.Lag.Total() == 0
-	})
+	assertPoisonAndDrained(t, e, "sessionize")
 }
 
 // TestSessionizeResumesAfterRestart stops the consumer between two batches: the new process has

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // Golden compares got with the file at path. With UPDATE_GOLDEN=1 it rewrites the file instead; a
@@ -27,5 +28,17 @@ func Golden(t testing.TB, path string, got []byte) {
 	}
 	if !bytes.Equal(want, got) {
 		t.Fatalf("%s differs from the golden file; if the change is deliberate, rerun with UPDATE_GOLDEN=1\n--- want\n%s\n--- got\n%s", path, want, got)
+	}
+}
+
+// Eventually polls cond every 100 ms until it holds, failing the test after 30 s.
+func Eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -94,16 +94,10 @@ func (e env) count(t *testing.T, query string) uint64 {
 	return n
 }
 
-// eventually polls cond until it holds or 30 s pass.
+// eventually is testenv.Eventually, short for the many waits of these tests.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testenv.Eventually(t, what, cond)
 }
 
 // t0 is the scenario's reference time.
