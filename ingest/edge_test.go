@@ -151,6 +151,38 @@ func TestServerEventAcceptedOnceAndDuplicateAnswered(t *testing.T) {
 	}
 }
 
+// The specification lets a workspace API key authorize ingestion: only its own workspace's sources,
+// and only while it is not revoked.
+func TestServerEventWorkspaceKey(t *testing.T) {
+	e := newEdge(t, DefaultConfig())
+	ctx := testenv.Ctx(t)
+	key, k, err := e.store.CreateAPIKey(ctx, "test", "acme", "ingestion", controlplane.ScopeRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := e.serverEvent(t, key, nil); r.status != http.StatusAccepted {
+		t.Fatalf("workspace key: %d %v", r.status, r.body)
+	}
+	if _, err := e.store.CreateWorkspace(ctx, "test", "other", "Other", controlplane.StatusActive); err != nil {
+		t.Fatal(err)
+	}
+	otherKey, _, err := e.store.CreateAPIKey(ctx, "test", "other", "ingestion", controlplane.ScopeRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, team := range []string{"acme", "other"} {
+		if r := e.serverEvent(t, otherKey, map[string]any{"teamSlug": team}); r.status != 401 || errCode(r) != "invalid_key" {
+			t.Errorf("another workspace's key, team %s: %d %v", team, r.status, r.body)
+		}
+	}
+	if _, err := e.store.RevokeAPIKey(ctx, "test", k.ID); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.serverEvent(t, key, nil); r.status != 401 || errCode(r) != "invalid_key" {
+		t.Errorf("revoked workspace key: %d %v", r.status, r.body)
+	}
+}
+
 func TestServerEventErrors(t *testing.T) {
 	e := newEdge(t, DefaultConfig())
 	ctx := testenv.Ctx(t)
@@ -162,7 +194,7 @@ func TestServerEventErrors(t *testing.T) {
 		code   string
 	}{
 		{"no key", "", nil, 401, "missing_key"},
-		{"workspace key instead of private key", "revtrack_sk_abc", nil, 401, "invalid_key"},
+		{"unknown workspace key", "revtrack_sk_abc", nil, 401, "invalid_key"},
 		{"wrong private key", "tracker_sk_" + strings.Repeat("0", 64), nil, 401, "invalid_key"},
 		{"wrong team", e.sk, map[string]any{"teamSlug": "other"}, 401, "invalid_key"},
 		{"unknown public key", e.sk, map[string]any{"publicKey": "tracker_pk_nope"}, 401, "tracking_source_unavailable"},

@@ -25,7 +25,7 @@ func (e *apiError) Error() string { return e.Code + ": " + e.Message }
 var (
 	errPayloadTooLarge    = &apiError{http.StatusRequestEntityTooLarge, "payload_too_large", "request body is too large"}
 	errInvalidBody        = &apiError{http.StatusBadRequest, "invalid_body", "request body is not a JSON object"}
-	errMissingKey         = &apiError{http.StatusUnauthorized, "missing_key", "send the tracking private key as Authorization: Bearer tracker_sk_…"}
+	errMissingKey         = &apiError{http.StatusUnauthorized, "missing_key", "send the tracking private key (or a workspace API key) as Authorization: Bearer tracker_sk_…"}
 	errInvalidKey         = &apiError{http.StatusUnauthorized, "invalid_key", "private key, public key and team slug do not belong to one tracking source (check the team slug and keys; a rotated key stops working)"}
 	errSourceUnavailable  = &apiError{http.StatusUnauthorized, "tracking_source_unavailable", "tracking source unavailable: the key was rotated or the source is disabled"}
 	errOriginNotAllowed   = &apiError{http.StatusForbidden, "origin_not_allowed", "origin not allowed: scheme, host and port must match an allowed origin of the tracking source exactly"}

@@ -291,11 +291,12 @@ func (s *Store) resolve(ctx context.Context, pk string) (cachedSource, Workspace
 	return cs, w, err
 }
 
-// AuthenticateServerKey checks a server event's credentials: the private key (bearer), the public
-// key and the team slug must all belong to one source. The private-key hash is compared in constant
-// time. The returned source may be disabled; the caller decides what that means.
+// AuthenticateServerKey checks a server event's credentials: the bearer key (the source's private
+// key, or an active API key of the source's workspace), the public key and the team slug must all
+// belong to one source. Key hashes are compared in constant time. The returned source may be disabled; the caller decides what that means.
 func (s *Store) AuthenticateServerKey(ctx context.Context, private, pk, teamSlug string) (Source, Workspace, error) {
-	if !strings.HasPrefix(private, PrivateKeyPrefix) {
+	workspaceKey := strings.HasPrefix(private, APIKeyPrefix)
+	if !strings.HasPrefix(private, PrivateKeyPrefix) && !workspaceKey {
 		return Source{}, Workspace{}, ErrInvalidKey
 	}
 	if !strings.HasPrefix(pk, PublicKeyPrefix) {
@@ -305,7 +306,17 @@ func (s *Store) AuthenticateServerKey(ctx context.Context, private, pk, teamSlug
 	if err != nil {
 		return Source{}, Workspace{}, err
 	}
-	if subtle.ConstantTimeCompare([]byte(cs.PrivateKeyHash), []byte(HashKey(private))) != 1 {
+	if workspaceKey {
+		// The specification lets a workspace API key authorize ingestion too; it must belong to the
+		// workspace that owns the source.
+		p, err := s.AuthenticateAPIKey(ctx, private)
+		if err != nil {
+			return Source{}, Workspace{}, err
+		}
+		if p.WorkspaceID != w.ID {
+			return Source{}, Workspace{}, ErrInvalidKey
+		}
+	} else if subtle.ConstantTimeCompare([]byte(cs.PrivateKeyHash), []byte(HashKey(private))) != 1 {
 		return Source{}, Workspace{}, ErrInvalidKey
 	}
 	if w.Slug != teamSlug {
