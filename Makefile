@@ -12,7 +12,7 @@ BIN := bin/revtrack
 TEST_STACK := STACK_NAME=test deploy/local/stack
 GO_TEST_FLAGS ?= -count=1 -race -timeout 15m
 
-.PHONY: help tools chdb browser-deps build run test test-unit stack-up stack-down stack-status stack-test stack-test-down lint fmt tidy golden clean
+.PHONY: help tools chdb browser-deps mcp-deps build run test test-unit stack-up stack-down stack-status stack-test stack-test-down lint fmt tidy golden clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -26,7 +26,7 @@ build: ## Build bin/revtrack
 run: tools build ## Local stack up, migrate, demo data, every component; prints the ready line
 	deploy/local/run
 
-test: tools chdb browser-deps stack-test ## Every test, integration tests included, against the real test stack
+test: tools chdb browser-deps mcp-deps stack-test ## Every test, integration tests included, against the real test stack
 	eval "$$($(TEST_STACK) env)"; export REVTRACK_KAFKA_BROKERS REVTRACK_CLICKHOUSE_ADDR REVTRACK_REDIS_ADDR; \
 	export REVTRACK_CHDB_PYTHON=$(CURDIR)/$(CHDB_VENV)/bin/python; \
 	$(GO) vet ./... && $(GO) test $(GO_TEST_FLAGS) ./...
@@ -39,6 +39,15 @@ browser-deps: ## Install Chromium and the browser tests' Node packages
 	@command -v node >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm)
 	@if [ ! -d $(BROWSERTEST)/node_modules ] || [ $(BROWSERTEST)/package-lock.json -nt $(BROWSERTEST)/node_modules ]; then \
 		npm ci --prefix $(BROWSERTEST) --no-audit --no-fund --loglevel=error && touch $(BROWSERTEST)/node_modules; \
+	fi
+
+# The official MCP TypeScript SDK (pinned in its package-lock.json), a client of /api/mcp in the MCP
+# tests (query/mcp/clienttest).
+MCPCLIENTTEST := query/mcp/clienttest
+mcp-deps: ## Install the MCP client tests' Node packages
+	@command -v node >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm)
+	@if [ ! -d $(MCPCLIENTTEST)/node_modules ] || [ $(MCPCLIENTTEST)/package-lock.json -nt $(MCPCLIENTTEST)/node_modules ]; then \
+		npm ci --prefix $(MCPCLIENTTEST) --no-audit --no-fund --loglevel=error && touch $(MCPCLIENTTEST)/node_modules; \
 	fi
 
 # The current ClickHouse engine, embedded (chdb from PyPI), so tests prove the SQL also runs on the
@@ -87,6 +96,20 @@ bench-ingest: tools stack-test ## Ingest benchmark: edge vs bare net/http handle
 	@command -v wrk >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk)
 	eval "$$($(TEST_STACK) env)"; export REVTRACK_KAFKA_BROKERS REVTRACK_CLICKHOUSE_ADDR REVTRACK_REDIS_ADDR; \
 	$(GO) build -o bin/bench-ingest ./bench/ingest && bin/bench-ingest -stack-dir .stack/test $(BENCH_FLAGS)
+
+# The reporting benchmark (docs/BENCHMARKS.md): loads the benchmark data set through the real sync
+# into its own stack (STACK_NAME=bench: Kafka 39092, ClickHouse 39000, Redis 36379), then times the
+# reporting API. BENCH_FLAGS passes flags to bench/query, e.g. BENCH_FLAGS='-reuse' (keep the loaded
+# data set) or BENCH_FLAGS='-scale 0.02'. The bench stack stops at the end (its data stays on disk for
+# -reuse) unless BENCH_KEEP_STACK=1.
+BENCH_STACK := STACK_NAME=bench deploy/local/stack
+BENCH_KEEP_STACK ?=
+.PHONY: bench-query
+bench-query: tools ## Reporting benchmark: 5M transactions through the sync, then summary, metrics and customers latency
+	$(BENCH_STACK) up
+	eval "$$($(BENCH_STACK) env)"; export REVTRACK_KAFKA_BROKERS REVTRACK_CLICKHOUSE_ADDR REVTRACK_REDIS_ADDR; \
+	status=0; $(GO) build -o bin/bench-query ./bench/query && bin/bench-query -stack-dir .stack/bench $(BENCH_FLAGS) || status=$$?; \
+	if [ -z "$(BENCH_KEEP_STACK)" ]; then $(BENCH_STACK) down; fi; exit $$status
 
 clean: ## Remove build output
 	rm -rf bin

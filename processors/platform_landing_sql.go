@@ -8,5 +8,9 @@ shop_domain, charge_id, created_at, currency, gross_cents, platform_fee_cents, p
 billing_interval, synced_at)`
 
 	insertPlatformLifecycleEvents = `INSERT INTO platform_lifecycle_events (workspace_id, app_id, event_key, type,
-customer_id, shop_domain, occurred_at, charge_id, charge_name, amount_cents, currency, reason, description, synced_at)`
+customer_id, shop_domain, shop_name, occurred_at, charge_id, charge_type, charge_name, amount_cents, currency, test,
+billing_on, reason, description, synced_at)`
+
+	insertPlatformUsageCharges = `INSERT INTO platform_usage_charges (workspace_id, app_id, usage_record_id, customer_id,
+charge_id, description, amount_cents, currency, occurred_at, test, synced_at)`
 )

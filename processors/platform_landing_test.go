@@ -39,7 +39,13 @@ type platformEnv struct {
 
 func setupPlatform(t *testing.T, scfg partnerfake.ServerConfig) *platformEnv {
 	t.Helper()
-	pe := &platformEnv{env: setup(t), ds: smallDataset()}
+	return setupPlatformWith(t, scfg, smallDataset())
+}
+
+// setupPlatformWith serves ds from the fake partner API.
+func setupPlatformWith(t *testing.T, scfg partnerfake.ServerConfig, ds *partnerfake.Dataset) *platformEnv {
+	t.Helper()
+	pe := &platformEnv{env: setup(t), ds: ds}
 	pe.fail.Store(-1)
 	pe.fake = partnerfake.NewServer(pe.ds, scfg)
 	pe.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/revtrack/revtrack/internal/authn"
 	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/query/reporting"
 	"github.com/revtrack/revtrack/query/tracking"
 )
 
@@ -30,9 +31,18 @@ type Sources interface {
 	SourceByID(ctx context.Context, workspaceID, id string) (controlplane.Source, error)
 }
 
+// Reporting is the read side of subscription reporting (query/reporting.Store).
+type Reporting interface {
+	Summary(ctx context.Context, req reporting.Request) (reporting.Summary, error)
+	Metric(ctx context.Context, name string, req reporting.Request) (reporting.MetricResponse, error)
+	Customers(ctx context.Context, req reporting.ListRequest) (reporting.CustomerList, error)
+	Customer(ctx context.Context, req reporting.DetailRequest) (reporting.CustomerDetail, error)
+}
+
 var (
 	_ TrackingReader = (*tracking.Store)(nil)
 	_ Sources        = (*controlplane.Store)(nil)
+	_ Reporting      = (*reporting.Store)(nil)
 )
 
 // API serves /api/v1.
@@ -40,8 +50,10 @@ type API struct {
 	Keys     authn.Keys
 	Sources  Sources
 	Tracking TrackingReader
-	Log      *slog.Logger
-	Now      func() time.Time
+	// Reporting serves the summary, metrics and customers routes.
+	Reporting Reporting
+	Log       *slog.Logger
+	Now       func() time.Time
 }
 
 // Register mounts the routes. Every response disables caching (specification: reporting).
@@ -49,11 +61,16 @@ func (a *API) Register(r gin.IRouter) {
 	if a.Now == nil {
 		a.Now = time.Now
 	}
+	registerOpenAPI(r)
 	v1 := r.Group("/api/v1", noStore, authn.Middleware(a.Keys, writeError))
 	v1.GET("/tracking/events", a.trackingEvents)
 	v1.GET("/tracking/sources/:id/status", a.trackingStatus)
 	v1.GET("/tracking/funnel", a.trackingFunnel)
 	v1.GET("/tracking/ledger", a.trackingLedger)
+	v1.GET("/summary", a.summary)
+	v1.GET("/metrics/:metric", a.metric)
+	v1.GET("/customers", a.customers)
+	v1.GET("/customers/:customerId", a.customer)
 }
 
 func noStore(c *gin.Context) { c.Header("Cache-Control", "no-store"); c.Next() }
@@ -62,14 +79,19 @@ func noStore(c *gin.Context) { c.Header("Cache-Control", "no-store"); c.Next() }
 func writeError(c *gin.Context, err error) {
 	status, code := http.StatusServiceUnavailable, "unavailable"
 	msg := "temporary failure; retry with exponential backoff"
+	var ambiguous *reporting.AmbiguousError
 	switch {
+	case errors.As(err, &ambiguous):
+		c.AbortWithStatusJSON(http.StatusConflict, gin.H{"error": "ambiguous_customer", "message": ambiguous.Error(),
+			"customerIds": ambiguous.CustomerIDs})
+		return
 	case errors.Is(err, controlplane.ErrInvalidKey):
 		status, code, msg = http.StatusUnauthorized, "unauthorized", "missing, invalid or revoked key"
 	case errors.Is(err, controlplane.ErrInactiveSubs):
 		status, code, msg = http.StatusForbidden, "subscription_inactive", "the workspace lacks an active subscription"
-	case errors.Is(err, errInvalidParam), errors.Is(err, tracking.ErrInvalidFilter):
+	case errors.Is(err, errInvalidParam), errors.Is(err, tracking.ErrInvalidFilter), errors.Is(err, reporting.ErrInvalid):
 		status, code, msg = http.StatusBadRequest, "invalid_parameter", err.Error()
-	case errors.Is(err, controlplane.ErrNotFound), errors.Is(err, errNotFound):
+	case errors.Is(err, controlplane.ErrNotFound), errors.Is(err, errNotFound), errors.Is(err, reporting.ErrNotFound):
 		status, code, msg = http.StatusNotFound, "not_found", err.Error()
 	}
 	c.AbortWithStatusJSON(status, gin.H{"error": code, "message": msg})
@@ -78,8 +100,10 @@ func writeError(c *gin.Context, err error) {
 var errNotFound = errors.New("not found in this workspace")
 
 func (a *API) fail(c *gin.Context, err error) {
+	var ambiguous *reporting.AmbiguousError
 	if !errors.Is(err, errInvalidParam) && !errors.Is(err, tracking.ErrInvalidFilter) && !errors.Is(err, controlplane.ErrNotFound) &&
-		!errors.Is(err, errNotFound) {
+		!errors.Is(err, errNotFound) && !errors.Is(err, reporting.ErrInvalid) && !errors.Is(err, reporting.ErrNotFound) &&
+		!errors.As(err, &ambiguous) {
 		a.Log.Warn("query failed", "path", c.FullPath(), "err", err)
 	}
 	writeError(c, err)

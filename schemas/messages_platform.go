@@ -54,18 +54,24 @@ type PlatformCharge struct {
 }
 
 // LifecycleEvent is one partner-API app event (install, uninstall, charge lifecycle, credit, ...).
+// Customers, charges and usage charges are derived from these alone (docs/PLATFORM_DATA.md), so it
+// carries every field of the event's shop and charge that those rows show.
 type LifecycleEvent struct {
-	EventKey    string    `json:"eventKey" jsonschema:"minLength=1,description=deterministic key of the event so a re-sync replaces it"`
-	Type        string    `json:"type" jsonschema:"minLength=1,description=the partner API's AppEventTypes value"`
-	CustomerID  string    `json:"customerId"`
-	ShopDomain  string    `json:"shopDomain"`
-	OccurredAt  time.Time `json:"occurredAt"`
-	ChargeID    string    `json:"chargeId,omitempty"`
-	ChargeName  string    `json:"chargeName,omitempty"`
-	AmountCents *int64    `json:"amountCents,omitempty"`
-	Currency    string    `json:"currency,omitempty"`
-	Reason      string    `json:"reason,omitempty"`
-	Description string    `json:"description,omitempty"`
+	EventKey    string     `json:"eventKey" jsonschema:"minLength=1,description=deterministic key of the event so a re-sync replaces it"`
+	Type        string     `json:"type" jsonschema:"minLength=1,description=the partner API's AppEventTypes value"`
+	CustomerID  string     `json:"customerId"`
+	ShopDomain  string     `json:"shopDomain"`
+	ShopName    string     `json:"shopName,omitempty"`
+	OccurredAt  time.Time  `json:"occurredAt"`
+	ChargeID    string     `json:"chargeId,omitempty" jsonschema:"description=ID of the event's charge / usage record / credit"`
+	ChargeType  string     `json:"chargeType,omitempty" jsonschema:"description=GraphQL type of the event's charge (AppSubscription / AppPurchaseOneTime / AppUsageRecord / AppCredit)"`
+	ChargeName  string     `json:"chargeName,omitempty"`
+	AmountCents *int64     `json:"amountCents,omitempty" jsonschema:"description=integer minor units"`
+	Currency    string     `json:"currency,omitempty"`
+	Test        bool       `json:"test,omitempty" jsonschema:"description=the charge is a test charge (development stores)"`
+	BillingOn   *time.Time `json:"billingOn,omitempty" jsonschema:"description=the subscription's next billing date as the event reported it"`
+	Reason      string     `json:"reason,omitempty"`
+	Description string     `json:"description,omitempty"`
 }
 
 // Transaction is one payout-side transaction. ProcessingFeeCents is nil where the API omits it.

@@ -38,6 +38,8 @@ var _ Store = (*controlplane.Store)(nil)
 type API struct {
 	Store Store
 	Log   *slog.Logger
+	// Sync serves the partner connection and sync runs (partner.go, syncruns.go); nil leaves them out.
+	Sync *SyncAPI
 }
 
 // Register mounts the routes behind key authentication and the admin scope.
@@ -53,6 +55,10 @@ func (a *API) Register(r gin.IRouter) {
 	g.POST("/keys", a.createKey)
 	g.POST("/keys/:id/revoke", a.revokeKey)
 	g.GET("/audit", a.audit)
+	a.registerExclusions(g)
+	if a.Sync != nil {
+		a.Sync.register(g, a.fail)
+	}
 }
 
 func noStore(c *gin.Context) { c.Header("Cache-Control", "no-store"); c.Next() }

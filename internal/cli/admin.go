@@ -17,7 +17,7 @@ const adminActor = "cli:admin"
 func (a *app) adminCommand() *cobra.Command {
 	admin := &cobra.Command{Use: "admin", Short: "Manage workspaces, members, apps and API keys"}
 	admin.AddCommand(a.workspaceCommands(), a.memberCommands(), a.appCommands(), a.keyCommands(), a.sourceCommands(), a.trackingCommands(), a.auditCommand(), a.demoCommand())
-	admin.AddCommand(a.partnerCommands(), a.syncCommands())
+	admin.AddCommand(a.partnerCommands(), a.syncCommands(), a.customerCommands())
 	return admin
 }
 

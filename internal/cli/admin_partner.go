@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,9 +13,6 @@ import (
 	"github.com/revtrack/revtrack/processors/platformsync"
 	"github.com/revtrack/revtrack/schemas"
 )
-
-// defaultPartnerAPIVersion is the partner API version the sync asks for unless told otherwise.
-const defaultPartnerAPIVersion = "2025-07"
 
 func (a *app) keyring() (*controlplane.Keyring, error) {
 	k, err := controlplane.ParseKeyring(a.cfg.EncryptionKeys)
@@ -107,16 +103,14 @@ func (a *app) partnerCommands() *cobra.Command {
 }
 
 func (a *app) syncCommands() *cobra.Command {
-	cmd := &cobra.Command{Use: "sync", Short: "Platform data sync from the partner API"}
+	cmd := &cobra.Command{Use: "sync", Short: "Platform data sync from the partner API (docs/PLATFORM_SYNC.md)"}
 	var appID, version string
 	var timeout time.Duration
 	run := &cobra.Command{Use: "run SLUG", Args: cobra.ExactArgs(1),
-		Short: "Sync the workspace's selected apps (or --app) now; prints each sync run as JSON",
+		Short: "Sync the workspace's selected apps (or --app) now, one after another; prints each sync run as JSON",
+		Long: "Runs under the same per-app lock as the scheduled sync: an app whose sync is already running " +
+			"(here or in any other process) is reported as already running and not synced again.",
 		RunE: func(c *cobra.Command, args []string) error {
-			keys, err := a.keyring()
-			if err != nil {
-				return err
-			}
 			ctx, cancel := context.WithTimeout(c.Context(), timeout)
 			defer cancel()
 			in, err := a.openInfra(ctx, true, nil)
@@ -131,39 +125,26 @@ func (a *app) syncCommands() *cobra.Command {
 			}
 			apps := w.SelectedAppIDs
 			if appID != "" {
-				if !slices.Contains(w.SelectedAppIDs, appID) {
-					return fmt.Errorf("%w: app %q is not one of the workspace's selected apps", controlplane.ErrInvalid, appID)
-				}
 				apps = []string{appID}
 			}
 			if len(apps) == 0 {
 				return fmt.Errorf("workspace %s has no selected apps", w.Slug)
 			}
-			conn, token, err := s.Partners(keys).PartnerConnection(ctx, w.ID)
+			if version != "" {
+				a.cfg.PlatformSync.APIVersion = version
+			}
+			svc, err := a.syncService(in, s, nil, a.log)
 			if err != nil {
 				return err
-			}
-			known, err := s.Apps(ctx)
-			if err != nil {
-				return err
-			}
-			platformApps := map[string]string{}
-			for _, app := range known {
-				platformApps[app.ID] = app.PlatformAppID
-			}
-			syncer := &platformsync.Syncer{
-				PlatformApps: platformApps,
-				Client:       &platformsync.Client{BaseURL: conn.APIBaseURL, OrgID: conn.OrganizationID, Token: token, Version: version},
-				CH:           in.clickhouse,
-				Producer:     in.producer,
-				Topic:        a.cfg.Kafka.Topic(schemas.TopicPlatformRecords),
-				Log:          a.log,
 			}
 			var errs []error
 			for _, id := range apps {
-				run, err := syncer.Run(ctx, w.ID, id, "manual")
+				run, err := svc.RunApp(ctx, w.ID, id, platformsync.TriggerManual)
 				if err != nil {
 					errs = append(errs, fmt.Errorf("app %s: %w", id, err))
+				}
+				if run.RunID == "" {
+					continue // not started (already running, not selected, not connected)
 				}
 				if perr := a.printJSON(struct {
 					WorkspaceID string `json:"workspaceId"`
@@ -176,8 +157,27 @@ func (a *app) syncCommands() *cobra.Command {
 			return errors.Join(errs...)
 		}}
 	run.Flags().StringVar(&appID, "app", "", "sync only this selected app (revtrack app ID; the partner API is asked for its platform ID when one is registered)")
-	run.Flags().StringVar(&version, "api-version", defaultPartnerAPIVersion, "partner API version")
-	run.Flags().DurationVar(&timeout, "timeout", time.Hour, "give up after this long")
-	cmd.AddCommand(run)
+	run.Flags().StringVar(&version, "api-version", "", "partner API version (default: --platform-sync-api-version)")
+	run.Flags().DurationVar(&timeout, "timeout", time.Hour, "give up after this long (the run ends failed and the next one resumes)")
+
+	var limit int
+	runs := &cobra.Command{Use: "runs SLUG", Args: cobra.ExactArgs(1),
+		Short: "List the workspace's latest sync runs (or --app's), newest first, as JSON",
+		RunE: func(c *cobra.Command, args []string) error {
+			return a.withStore(c, func(ctx context.Context, s *controlplane.Store) error {
+				w, err := s.WorkspaceBySlug(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				rs, err := platformsync.Runs{CH: s.Conn()}.List(ctx, w.ID, appID, limit)
+				if err != nil {
+					return err
+				}
+				return a.printJSON(rs)
+			})
+		}}
+	runs.Flags().StringVar(&appID, "app", "", "only this app's runs")
+	runs.Flags().IntVar(&limit, "limit", 20, fmt.Sprintf("most runs to list (1 to %d)", platformsync.MaxRunsLimit))
+	cmd.AddCommand(run, runs)
 	return cmd
 }

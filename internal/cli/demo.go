@@ -69,6 +69,9 @@ func seedDemo(ctx context.Context, s *controlplane.Store, keys *controlplane.Key
 	if _, err := s.Partners(keys).ConnectPartner(ctx, adminActor, demoSlug, fake.OrgID, fake.Tokens[0], demoPartnerURL); err != nil {
 		return creds, err
 	}
+	if err := excludeDemoShops(ctx, s, w.ID); err != nil {
+		return creds, err
+	}
 	if creds.APIKey, _, err = s.CreateAPIKey(ctx, adminActor, demoSlug, "make run "+time.Now().UTC().Format(time.RFC3339), controlplane.ScopeAdmin); err != nil {
 		return creds, err
 	}
@@ -86,4 +89,31 @@ func seedDemo(ctx context.Context, s *controlplane.Store, keys *controlplane.Key
 	src, sk, err := s.CreateSource(ctx, adminActor, demoSlug, demoApps[0].ID, demoSourceName, []string{demoPageOrigin})
 	creds.PublicKey, creds.PrivateKey = src.PublicKey, sk
 	return creds, err
+}
+
+// demoExclusionReason marks the exclusions seed-demo makes.
+const demoExclusionReason = "demo data: flagged excluded in the fake partner data"
+
+// excludeDemoShops excludes, in every app, the shops the fake partner API's demo data flags as
+// excluded, so the demo shows the feature. A shop's flag does not depend on the data's end date,
+// so the data the partner API serves today has the same excluded shops. Shops that already have a
+// rule are left alone: an exclusion lifted by hand stays lifted.
+func excludeDemoShops(ctx context.Context, s *controlplane.Store, workspaceID string) error {
+	have, err := s.CustomerExclusions(ctx, workspaceID, true)
+	if err != nil {
+		return err
+	}
+	ruled := map[string]bool{}
+	for _, x := range have {
+		ruled[x.ShopDomain] = true
+	}
+	for _, shop := range partnerfake.Generate(partnerfake.DemoConfig(time.Now())).Shops {
+		if !shop.Excluded || ruled[shop.Domain] {
+			continue
+		}
+		if _, err := s.ExcludeCustomer(ctx, adminActor, workspaceID, shop.Domain, "", demoExclusionReason); err != nil {
+			return err
+		}
+	}
+	return nil
 }

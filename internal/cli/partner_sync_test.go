@@ -16,6 +16,7 @@ import (
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/internal/testenv/pipeline"
 	"github.com/revtrack/revtrack/internal/testenv/runapp"
+	"github.com/revtrack/revtrack/processors/platformsync"
 )
 
 // TestPartnerConnectAndSyncRun connects a workspace to a fake partner API with `revtrack admin
@@ -58,7 +59,8 @@ func TestPartnerConnectAndSyncRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runapp.Start(t, kc, db.CH, db.RedisC)
+	// No schedule: the runs of this test are the ones it starts.
+	runapp.Start(t, kc, db.CH, db.RedisC, "--platform-sync-interval", "0")
 
 	keys := "test-k1:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32))
 	flags := []string{"--clickhouse-addr", db.CH.Addr, "--clickhouse-database", db.CH.Database, "--redis-addr", db.RedisC.Addr,
@@ -146,5 +148,30 @@ func TestPartnerConnectAndSyncRun(t *testing.T) {
 	logs.Reset()
 	if code := cli.Execute(context.Background(), append([]string{"admin", "sync", "run", "acme", "--app", "gid://partners/App/999"}, flags...), &out, &logs); code == 0 {
 		t.Error("sync of an unselected app succeeded")
+	}
+
+	// A run in flight elsewhere (its lock held) is reported, not repeated.
+	locks := &platformsync.Locks{Client: db.Redis, Prefix: db.RedisC.KeyPrefix, TTL: time.Minute}
+	lease, err := locks.Acquire(ctx, ws.ID, appIDs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	logs.Reset()
+	if code := cli.Execute(context.Background(), append([]string{"admin", "sync", "run", "acme", "--app", appIDs[0]}, flags...), &out, &logs); code == 0 ||
+		!strings.Contains(logs.String(), "already running") || out.Len() != 0 {
+		t.Errorf("sync of an app already running: exit %d, out %q, logs %s", code, out.String(), logs.String())
+	}
+	if err := lease.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// `admin sync runs` lists the runs, newest first.
+	var listed []platformsync.RunRecord
+	if err := json.Unmarshal([]byte(run("admin", "sync", "runs", "acme", "--app", appIDs[0], "--limit", "5")), &listed); err != nil {
+		t.Fatal(err)
+	}
+	if len(listed) != 2 || listed[0].Status != "succeeded" || listed[0].AppID != appIDs[0] || listed[0].CoverageThrough == nil {
+		t.Errorf("listed runs %+v", listed)
 	}
 }

@@ -16,7 +16,10 @@ import (
 	"github.com/revtrack/revtrack/internal/httpserver"
 	"github.com/revtrack/revtrack/internal/obs"
 	"github.com/revtrack/revtrack/processors"
+	"github.com/revtrack/revtrack/processors/platformsync"
 	"github.com/revtrack/revtrack/query"
+	querymcp "github.com/revtrack/revtrack/query/mcp"
+	"github.com/revtrack/revtrack/query/reporting"
 	"github.com/revtrack/revtrack/query/tracking"
 	"github.com/revtrack/revtrack/schemas"
 )
@@ -74,6 +77,13 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 	engine.GET("/metrics", gin.WrapH(obs.MetricsHandler(reg)))
 
 	store := controlplane.NewStore(in.clickhouse, in.redis, a.cfg.Redis.KeyPrefix)
+	// The platform sync: scheduled in the process component, started on demand by the admin API.
+	var syncs *platformsync.Service
+	if c.process || c.query {
+		if syncs, err = a.syncService(in, store, platformsync.NewMetrics(reg), a.log.With("component", "platform-sync")); err != nil {
+			return err
+		}
+	}
 	if c.ingest {
 		dedup := &ingest.RedisDeduper{Client: in.redis, Prefix: a.cfg.Redis.KeyPrefix, TTL: a.cfg.Ingest.DedupTTL,
 			PendingTTL: a.cfg.Kafka.DeliveryTimeout + 5*time.Second}
@@ -93,12 +103,24 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 
 	if c.query {
 		// The control-plane API rides with the query edge: both are the workspace-facing,
-		// key-authenticated surface; neither writes event or synced data.
-		(&adminapi.API{Store: store, Log: a.log.With("component", "admin-api")}).Register(engine)
-		(&query.API{Keys: store, Sources: store, Tracking: tracking.New(in.clickhouse), Log: a.log.With("component", "query")}).Register(engine)
+		// key-authenticated surface. The reporting API never writes and never triggers a sync; the
+		// admin API may start on-demand sync runs (POST /api/admin/sync-runs).
+		syncAPI, err := a.syncAPI(store, syncs, a.log.With("component", "admin-api"))
+		if err != nil {
+			return err
+		}
+		(&adminapi.API{Store: store, Log: a.log.With("component", "admin-api"), Sync: syncAPI}).Register(engine)
+		queryLog := a.log.With("component", "query")
+		(&query.API{Keys: store, Sources: store, Tracking: tracking.New(in.clickhouse),
+			Reporting: reporting.New(in.clickhouse, reporting.WithLogger(queryLog)), Log: queryLog}).Register(engine)
+		querymcp.New(querymcp.Deps{REST: engine, Keys: store, SyncRuns: querymcp.SyncRuns(in.clickhouse), Registry: reg, Log: a.log.With("component", "mcp")}).Register(engine)
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
+	if syncs != nil {
+		// Ends with gctx: runs in flight are cancelled and recorded as failed, resumable.
+		g.Go(func() error { return syncs.Run(gctx, c.process) })
+	}
 	if c.process {
 		svc, err := processors.New(a.cfg.Process, processors.Deps{Kafka: a.cfg.Kafka, ClickHouse: in.clickhouse,
 			Producer: in.producer, Registry: reg,

@@ -20,6 +20,7 @@ import (
 	"github.com/revtrack/revtrack/internal/obs"
 	"github.com/revtrack/revtrack/internal/redisx"
 	"github.com/revtrack/revtrack/processors"
+	"github.com/revtrack/revtrack/processors/platformsync"
 )
 
 // HTTPConfig is the HTTP edge of a component.
@@ -40,6 +41,8 @@ type Config struct {
 	Redis      redisx.Config
 	Process    processors.Config
 	Ingest     ingest.Config
+	// PlatformSync is the partner API sync: its schedule (process component) and its walks.
+	PlatformSync platformsync.Config
 	// AutoMigrate applies migrations and creates topics at start-up.
 	AutoMigrate bool
 	// EncryptionKeys seals secrets at rest (partner tokens): id:base64key,... (controlplane.Keyring).
@@ -57,6 +60,7 @@ func Default() Config {
 		Redis:          redisx.DefaultConfig(),
 		Process:        processors.DefaultConfig(),
 		Ingest:         ingest.DefaultConfig(),
+		PlatformSync:   platformsync.DefaultConfig(),
 		AutoMigrate:    true,
 		EncryptionKeys: controlplane.DevelopmentEncryptionKeys,
 	}
@@ -74,6 +78,7 @@ func (c *Config) RegisterFlags(fs *pflag.FlagSet) {
 	c.Redis.RegisterFlags(fs)
 	c.Process.RegisterFlags(fs)
 	c.Ingest.RegisterFlags(fs)
+	c.PlatformSync.RegisterFlags(fs)
 	fs.BoolVar(&c.AutoMigrate, "auto-migrate", c.AutoMigrate, "apply ClickHouse migrations and create Kafka topics at start-up")
 	fs.StringVar(&c.EncryptionKeys, "encryption-keys", c.EncryptionKeys, "AES-256-GCM keys sealing secrets at rest (partner tokens), "+
 		"comma-separated id:base64key (32-byte keys); the first seals, all open, so rotate by adding a new key first. "+
@@ -103,7 +108,8 @@ func ApplyEnv(fs *pflag.FlagSet) error {
 
 // Validate checks everything and fills derived values.
 func (c *Config) Validate() error {
-	errs := []error{c.Log.Validate(), c.Kafka.Validate(), c.ClickHouse.Validate(), c.Redis.Validate(), c.Process.Validate(), c.Ingest.Validate()}
+	errs := []error{c.Log.Validate(), c.Kafka.Validate(), c.ClickHouse.Validate(), c.Redis.Validate(), c.Process.Validate(), c.Ingest.Validate(),
+		c.PlatformSync.Validate()}
 	if _, _, err := net.SplitHostPort(c.HTTP.Addr); err != nil {
 		errs = append(errs, fmt.Errorf("http-addr: %w", err))
 	}

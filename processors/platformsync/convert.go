@@ -93,14 +93,18 @@ func abs(v int64) int64 {
 func convertEvent(n EventNode) (schemas.LifecycleEvent, error) {
 	e := schemas.LifecycleEvent{Type: n.Type, OccurredAt: n.OccurredAt.UTC()}
 	if n.Shop != nil {
-		e.CustomerID, e.ShopDomain = n.Shop.ID, n.Shop.MyshopifyDomain
+		e.CustomerID, e.ShopDomain, e.ShopName = n.Shop.ID, n.Shop.MyshopifyDomain, n.Shop.Name
 	}
 	ch := n.Charge
 	if ch == nil {
 		ch = n.AppCredit
 	}
 	if ch != nil {
-		e.ChargeID, e.ChargeName = ch.ID, ch.Name
+		e.ChargeID, e.ChargeType, e.ChargeName, e.Test = ch.ID, ch.Typename, ch.Name, ch.Test
+		if ch.BillingOn != nil {
+			on := ch.BillingOn.UTC()
+			e.BillingOn = &on
+		}
 		if ch.Amount != nil {
 			e.Currency = strings.ToUpper(ch.Amount.CurrencyCode)
 			v, err := ParseMinor(ch.Amount.Amount, e.Currency)

@@ -3,13 +3,10 @@ package platformsync
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -17,27 +14,6 @@ import (
 
 	"github.com/revtrack/revtrack/schemas"
 )
-
-// Streams this slice syncs (docs/METRICS.md 7.1). usage_charges is not walked yet.
-const (
-	StreamTransactions    = "transactions"
-	StreamLifecycleEvents = "lifecycle_events"
-	startSuffix           = ":start"
-	cursorOrigin          = "origin"
-)
-
-// SQL of the syncer. Inserts go through PrepareBatch with explicit columns (INSERT … VALUES via Exec
-// hangs on 18.16).
-const (
-	selectCursor = `SELECT cursor, window_end FROM sync_cursors WHERE workspace_id = ? AND app_id = ? AND stream = ?
-ORDER BY version DESC LIMIT 1`
-	insertCursor   = `INSERT INTO sync_cursors (workspace_id, app_id, stream, cursor, window_end, version)`
-	insertSyncRuns = `INSERT INTO sync_runs (run_id, workspace_id, app_id, trigger, status, started_at, finished_at,
-events_count, transactions_count, coverage_from, coverage_through, truncated, error, version)`
-)
-
-// Queries lists every SQL constant of the package, for compatibility checks.
-func Queries() []string { return []string{selectCursor, insertCursor, insertSyncRuns} }
 
 // Conn is the part of a ClickHouse connection the syncer needs.
 type Conn interface {
@@ -50,7 +26,10 @@ type Producer interface {
 	ProduceSync(ctx context.Context, rs ...*kgo.Record) kgo.ProduceResults
 }
 
-// Syncer runs the forward walk of one app's streams.
+// Syncer runs one app's sync (docs/PLATFORM_SYNC.md): per stream a forward walk from the forward
+// cursor to now, then a backward walk that fills older history window by window, newest first.
+// Zero durations and limits take the defaults named on each field, except Overlap and
+// BackfillBudget, whose zero means none (DefaultConfig sets the production values).
 type Syncer struct {
 	Client   *Client
 	CH       Conn
@@ -62,18 +41,24 @@ type Syncer struct {
 	PlatformApps map[string]string
 	// Window is the width of one createdAt/occurredAt window (default 30 days).
 	Window time.Duration
-	Now    func() time.Time
-	Log    *slog.Logger
-
-	mu          sync.Mutex
-	lastVersion uint64
+	// InitialWindow is how much recent history the first run loads forward before the backward
+	// walk starts (default 90 days; the start is rounded down to midnight UTC).
+	InitialWindow time.Duration
+	// Overlap is how far before the forward cursor each run re-reads, for records the platform
+	// adds late (0: none).
+	Overlap time.Duration
+	// RowLimit caps the transactions the backward walk loads (default DefaultRowLimit).
+	RowLimit uint64
+	// BackfillBudget bounds the time one run spends on backward walks; every stream still gets at
+	// least one page per run (0: no bound).
+	BackfillBudget time.Duration
+	Metrics        *Metrics
+	Now            func() time.Time
+	Log            *slog.Logger
 }
 
-// cursor is one sync_cursors row.
-type cursor struct {
-	Cursor    string
-	WindowEnd time.Time
-}
+// DefaultRowLimit is the transactions row limit per app (docs/METRICS.md 7.1).
+const DefaultRowLimit = 1_000_000
 
 // platformApp is the ID the partner API knows the app by.
 func (s *Syncer) platformApp(app string) string {
@@ -90,23 +75,25 @@ func (s *Syncer) now() time.Time {
 	return time.Now().UTC()
 }
 
-// version is a strictly increasing microsecond stamp, so a later row always replaces an earlier one.
-func (s *Syncer) version() uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v := uint64(time.Now().UnixMicro())
-	if v <= s.lastVersion {
-		v = s.lastVersion + 1
-	}
-	s.lastVersion = v
-	return v
-}
-
 func (s *Syncer) window() time.Duration {
 	if s.Window > 0 {
 		return s.Window
 	}
 	return 30 * 24 * time.Hour
+}
+
+func (s *Syncer) initialWindow() time.Duration {
+	if s.InitialWindow > 0 {
+		return s.InitialWindow
+	}
+	return 90 * 24 * time.Hour
+}
+
+func (s *Syncer) rowLimit() uint64 {
+	if s.RowLimit > 0 {
+		return s.RowLimit
+	}
+	return DefaultRowLimit
 }
 
 func (s *Syncer) log() *slog.Logger {
@@ -116,56 +103,104 @@ func (s *Syncer) log() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// Run syncs one app: for each stream it reads the latest cursor, walks forward from it in explicit
-// windows up to now, produces each page to Kafka (ProduceSync) and only then advances the cursor.
-// A run that fails (or a process that dies) resumes from the last committed cursor: at most the
-// page in flight is produced again, which is harmless because every platform table is a
-// ReplacingMergeTree keyed by the platform's IDs.
+// Run records a new run and executes it (Begin, then Execute).
 //
 // The partner access token is on s.Client: the caller opens it from the workspace's partner
-// connection (internal/controlplane Partners.PartnerConnection), as `revtrack admin sync run` does.
+// connection (internal/controlplane Partners.PartnerConnection), as Service does.
 func (s *Syncer) Run(ctx context.Context, workspaceID, appID, trigger string) (schemas.SyncRun, error) {
-	run := schemas.SyncRun{RunID: newRunID(), Trigger: trigger, Status: "running", StartedAt: s.now().Truncate(time.Second)}
-	if err := s.writeRun(ctx, workspaceID, appID, run); err != nil {
+	run, err := s.Begin(ctx, workspaceID, appID, trigger)
+	if err != nil {
 		return run, err
 	}
-	end := s.now()
-	var errs []error
-	for _, stream := range []string{StreamTransactions, StreamLifecycleEvents} {
-		n, err := s.syncStream(ctx, workspaceID, appID, stream, end)
-		if stream == StreamTransactions {
-			run.TransactionsCount += n
-		} else {
-			run.EventsCount += n
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", stream, err))
-			break
-		}
-	}
-	// Coverage of the transaction stream after the run, read back from the cursors.
-	cctx := context.WithoutCancel(ctx)
-	if fwd, ok, err := s.readCursor(cctx, workspaceID, appID, StreamTransactions); err == nil && ok {
+	return s.Execute(ctx, workspaceID, appID, run)
+}
+
+// Begin writes a new run row with status running and returns it.
+func (s *Syncer) Begin(ctx context.Context, workspaceID, appID, trigger string) (schemas.SyncRun, error) {
+	run := schemas.SyncRun{RunID: newRunID(), Trigger: trigger, Status: StatusRunning, StartedAt: s.now().Truncate(time.Second)}
+	return run, writeRun(ctx, s.CH, workspaceID, appID, run)
+}
+
+// Execute runs a begun run: the forward walk of each stream to now, then the backward walks
+// (lifecycle events first: charge states need their full history). Each page is produced to Kafka
+// (ProduceSync) before its cursor moves, so a run that fails, is cancelled or dies resumes from the
+// last committed cursor; at most the page in flight is produced again, which the ReplacingMergeTree
+// tables absorb. The run ends succeeded (no backward walk left), partial (a backward walk is still
+// in progress when BackfillBudget ran out) or failed (error, cancellation); the row is written with
+// a context that outlives ctx.
+func (s *Syncer) Execute(ctx context.Context, workspaceID, appID string, run schemas.SyncRun) (schemas.SyncRun, error) {
+	log := s.log().With("workspace_id", workspaceID, "app_id", appID, "run_id", run.RunID, "trigger", run.Trigger)
+	log.Info("sync run started")
+	began := time.Now()
+	pending, err := s.walk(ctx, workspaceID, appID, &run)
+
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if fwd, ok, cerr := s.readCursor(cctx, workspaceID, appID, StreamTransactions); cerr == nil && ok {
 		t := fwd.WindowEnd
 		run.CoverageThrough = &t
 	}
-	if st, ok, err := s.readCursor(cctx, workspaceID, appID, StreamTransactions+startSuffix); err == nil && ok {
+	if st, ok, cerr := s.readCursor(cctx, workspaceID, appID, StreamTransactions+startSuffix); cerr == nil && ok {
 		t := st.WindowEnd
 		run.CoverageFrom = &t
-		run.Truncated = st.Cursor == "row_limit"
+		run.Truncated = st.Cursor == CursorRowLimit
 	}
 	fin := s.now().Truncate(time.Second)
 	run.FinishedAt = &fin
-	run.Status = "succeeded"
-	err := errors.Join(errs...)
-	if err != nil {
-		run.Status = "failed"
+	switch {
+	case err != nil:
+		run.Status = StatusFailed
 		run.Error = err.Error()
+		if ctx.Err() != nil {
+			run.Error = fmt.Sprintf("interrupted (%v); the next run resumes from the cursors: %v", context.Cause(ctx), err)
+		}
+	case pending:
+		run.Status = StatusPartial
+	default:
+		run.Status = StatusSucceeded
 	}
-	if werr := s.writeRun(cctx, workspaceID, appID, run); werr != nil {
-		return run, errors.Join(err, werr)
+	if werr := writeRun(cctx, s.CH, workspaceID, appID, run); werr != nil {
+		err = errors.Join(err, werr)
+	}
+	s.Metrics.run(run.Trigger, run.Status, time.Since(began))
+	attrs := []any{"status", run.Status, "transactions", run.TransactionsCount, "events", run.EventsCount,
+		"truncated", run.Truncated, "seconds", time.Since(began).Seconds()}
+	if err != nil {
+		log.Warn("sync run ended", append(attrs, "err", err)...)
+	} else {
+		log.Info("sync run ended", attrs...)
 	}
 	return run, err
+}
+
+// walk runs the walks in order; pending reports a backward walk left unfinished by the budget.
+func (s *Syncer) walk(ctx context.Context, ws, app string, run *schemas.SyncRun) (pending bool, err error) {
+	end := s.now().Truncate(time.Second)
+	for _, stream := range []string{StreamTransactions, StreamLifecycleEvents} {
+		n, err := s.forward(ctx, ws, app, stream, end)
+		count(run, stream, n)
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", stream, err)
+		}
+	}
+	budget := newBudget(s.BackfillBudget)
+	for _, stream := range []string{StreamLifecycleEvents, StreamTransactions} {
+		n, done, err := s.backward(ctx, ws, app, stream, budget)
+		count(run, stream, n)
+		if err != nil {
+			return false, fmt.Errorf("%s backfill: %w", stream, err)
+		}
+		pending = pending || !done
+	}
+	return pending, nil
+}
+
+func count(run *schemas.SyncRun, stream string, n uint64) {
+	if stream == StreamTransactions {
+		run.TransactionsCount += n
+	} else {
+		run.EventsCount += n
+	}
 }
 
 func newRunID() string {
@@ -174,187 +209,87 @@ func newRunID() string {
 	return hex.EncodeToString(b)
 }
 
-// syncStream walks one stream forward to end and returns how many records it produced.
-func (s *Syncer) syncStream(ctx context.Context, ws, app, stream string, end time.Time) (uint64, error) {
+// forward walks one stream from its forward cursor (less the overlap) to end, in windows, and
+// returns how many records it produced. On an app's first run it starts at now − InitialWindow
+// and records that instant as the backward edge in the `:start` cursor.
+func (s *Syncer) forward(ctx context.Context, ws, app, stream string, end time.Time) (uint64, error) {
 	cur, ok, err := s.readCursor(ctx, ws, app, stream)
 	if err != nil {
 		return 0, err
 	}
+	st, stOK, err := s.readCursor(ctx, ws, app, stream+startSuffix)
+	if err != nil {
+		return 0, err
+	}
 	if !ok {
-		// First run: find the app's first record so the walk does not crawl empty windows. The
-		// forward walk from there reaches "origin", so the :start cursor records it.
-		first, err := s.firstRecordAt(ctx, app, stream)
-		if err != nil {
+		cur = cursor{WindowEnd: end.Add(-s.initialWindow()).Truncate(24 * time.Hour)}
+		if err := s.writeCursor(ctx, ws, app, stream, cur); err != nil {
 			return 0, err
 		}
-		if first.IsZero() || first.After(end) {
-			first = end
-		}
-		first = first.Truncate(time.Second)
-		if err := s.writeCursor(ctx, ws, app, stream+startSuffix, cursor{Cursor: cursorOrigin, WindowEnd: first}); err != nil {
+	}
+	if !stOK {
+		// Nothing before the forward walk's start is loaded yet.
+		st = cursor{WindowEnd: cur.WindowEnd}
+		if err := s.writeCursor(ctx, ws, app, stream+startSuffix, st); err != nil {
 			return 0, err
 		}
-		cur = cursor{WindowEnd: first}
+	}
+	// Coverage never moves back: while the overlap is re-read, the row keeps the old forward edge.
+	edge := cur.WindowEnd
+	from, after := cur.WindowEnd, cur.Cursor
+	if s.Overlap > 0 && ok {
+		from, after = cur.WindowEnd.Add(-s.Overlap), ""
+		if from.Before(st.WindowEnd) {
+			from = st.WindowEnd
+		}
 	}
 	var n uint64
-	after := cur.Cursor
-	for wStart := cur.WindowEnd; wStart.Before(end); {
-		wEnd := wStart.Add(s.window())
-		if wEnd.After(end) {
-			wEnd = end
-		}
+	for wStart := from; wStart.Before(end); {
+		wEnd := earliest(wStart.Add(s.window()), end)
 		for {
-			recs, last, next, hasNext, err := s.fetch(ctx, ws, app, stream, wStart, wEnd, after)
+			p, err := s.forwardPage(ctx, ws, app, stream, wStart, wEnd, after)
 			if err != nil {
 				return n, err
 			}
-			if len(recs) > 0 {
-				if err := s.Producer.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-					return n, fmt.Errorf("produce: %w", err)
-				}
-				n += uint64(len(recs))
+			k, err := s.produce(ctx, stream, "forward", p.items)
+			n += k
+			if err != nil {
+				return n, err
 			}
-			if next != "" {
-				after = next
+			if len(p.items) > 0 {
+				after = p.last().cursor
 				// Loaded without gaps through the second before the last record (later records of
 				// that same second are reached through the cursor).
-				through := last.Truncate(time.Second).Add(-time.Second)
-				if through.Before(wStart) {
-					through = wStart
-				}
+				through := latest(p.last().at.Truncate(time.Second).Add(-time.Second), wStart.Truncate(time.Second), edge)
 				if err := s.writeCursor(ctx, ws, app, stream, cursor{Cursor: after, WindowEnd: through}); err != nil {
 					return n, err
 				}
 			}
-			if !hasNext {
+			if !p.more {
 				break
 			}
 		}
-		if err := s.writeCursor(ctx, ws, app, stream, cursor{Cursor: after, WindowEnd: wEnd.Truncate(time.Second)}); err != nil {
+		if err := s.writeCursor(ctx, ws, app, stream, cursor{Cursor: after, WindowEnd: latest(wEnd.Truncate(time.Second), edge)}); err != nil {
 			return n, err
 		}
+		s.log().Debug("sync window loaded", "app_id", app, "stream", stream, "walk", "forward", "from", wStart, "to", wEnd)
 		wStart = wEnd
 	}
 	return n, nil
 }
 
-func (s *Syncer) firstRecordAt(ctx context.Context, app, stream string) (time.Time, error) {
-	switch stream {
-	case StreamTransactions:
+// firstRecordAt returns the time of the app's oldest record of the stream the API still serves.
+func (s *Syncer) firstRecordAt(ctx context.Context, app, stream string) (time.Time, bool, error) {
+	if stream == StreamTransactions {
 		p, err := s.Client.Transactions(ctx, s.platformApp(app), time.Time{}, time.Time{}, 1, "")
 		if err != nil || len(p.Nodes) == 0 {
-			return time.Time{}, err
+			return time.Time{}, false, err
 		}
-		return p.Nodes[0].CreatedAt, nil
-	default:
-		p, err := s.Client.Events(ctx, s.platformApp(app), time.Time{}, time.Time{}, 1, "")
-		if err != nil || len(p.Nodes) == 0 {
-			return time.Time{}, err
-		}
-		return p.Nodes[0].OccurredAt, nil
+		return p.Nodes[0].CreatedAt.UTC().Truncate(time.Second), true, nil
 	}
-}
-
-// fetch reads one page and converts it to Kafka records.
-func (s *Syncer) fetch(ctx context.Context, ws, app, stream string, from, to time.Time, after string) (recs []*kgo.Record, last time.Time, next string, hasNext bool, err error) {
-	syncedAt := s.now()
-	var out []schemas.PlatformRecord
-	switch stream {
-	case StreamTransactions:
-		p, err := s.Client.Transactions(ctx, s.platformApp(app), from, to, 0, after)
-		if err != nil {
-			return nil, last, "", false, err
-		}
-		for _, nd := range p.Nodes {
-			t, ok, err := convertTransaction(nd)
-			if err != nil {
-				return nil, last, "", false, fmt.Errorf("transaction %s: %w", nd.ID, err)
-			}
-			last = nd.CreatedAt
-			if ok {
-				out = append(out, schemas.PlatformRecord{Kind: "transaction", WorkspaceID: ws, AppID: app, SyncedAt: syncedAt, Transaction: &t})
-			}
-		}
-		next, hasNext = p.Cursor(), p.HasNextPage
-	default:
-		p, err := s.Client.Events(ctx, s.platformApp(app), from, to, 0, after)
-		if err != nil {
-			return nil, last, "", false, err
-		}
-		for _, nd := range p.Nodes {
-			e, err := convertEvent(nd)
-			if err != nil {
-				return nil, last, "", false, fmt.Errorf("event %s at %s: %w", nd.Type, nd.OccurredAt, err)
-			}
-			last = nd.OccurredAt
-			out = append(out, schemas.PlatformRecord{Kind: "lifecycle_event", WorkspaceID: ws, AppID: app, SyncedAt: syncedAt, LifecycleEvent: &e})
-		}
-		next, hasNext = p.Cursor(), p.HasNextPage
+	p, err := s.Client.Events(ctx, s.platformApp(app), time.Time{}, time.Time{}, 1, "")
+	if err != nil || len(p.Nodes) == 0 {
+		return time.Time{}, false, err
 	}
-	for _, r := range out {
-		v, err := json.Marshal(r)
-		if err != nil {
-			return nil, last, "", false, err
-		}
-		recs = append(recs, &kgo.Record{Topic: s.Topic, Key: []byte(ws + ":" + app + ":" + customerOf(r)), Value: v})
-	}
-	return recs, last, next, hasNext, nil
-}
-
-func customerOf(r schemas.PlatformRecord) string {
-	switch {
-	case r.Transaction != nil:
-		return r.Transaction.CustomerID
-	case r.LifecycleEvent != nil:
-		return r.LifecycleEvent.CustomerID
-	}
-	return ""
-}
-
-func (s *Syncer) readCursor(ctx context.Context, ws, app, stream string) (cursor, bool, error) {
-	var c cursor
-	err := s.CH.QueryRow(ctx, selectCursor, ws, app, stream).Scan(&c.Cursor, &c.WindowEnd)
-	if err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return c, false, nil
-		}
-		return c, false, fmt.Errorf("read cursor %s: %w", stream, err)
-	}
-	c.WindowEnd = c.WindowEnd.UTC()
-	return c, true, nil
-}
-
-func (s *Syncer) writeCursor(ctx context.Context, ws, app, stream string, c cursor) error {
-	b, err := s.CH.PrepareBatch(ctx, insertCursor)
-	if err != nil {
-		return fmt.Errorf("write cursor %s: %w", stream, err)
-	}
-	if err := b.Append(ws, app, stream, c.Cursor, c.WindowEnd.UTC(), s.version()); err != nil {
-		_ = b.Abort()
-		return fmt.Errorf("write cursor %s: %w", stream, err)
-	}
-	if err := b.Send(); err != nil {
-		return fmt.Errorf("write cursor %s: %w", stream, err)
-	}
-	return nil
-}
-
-func (s *Syncer) writeRun(ctx context.Context, ws, app string, r schemas.SyncRun) error {
-	b, err := s.CH.PrepareBatch(ctx, insertSyncRuns)
-	if err != nil {
-		return fmt.Errorf("write sync run: %w", err)
-	}
-	var trunc uint8
-	if r.Truncated {
-		trunc = 1
-	}
-	if err := b.Append(r.RunID, ws, app, r.Trigger, r.Status, r.StartedAt.UTC(), r.FinishedAt, r.EventsCount,
-		r.TransactionsCount, r.CoverageFrom, r.CoverageThrough, trunc, r.Error, s.version()); err != nil {
-		_ = b.Abort()
-		return fmt.Errorf("write sync run: %w", err)
-	}
-	if err := b.Send(); err != nil {
-		return fmt.Errorf("write sync run: %w", err)
-	}
-	return nil
+	return p.Nodes[0].OccurredAt.UTC().Truncate(time.Second), true, nil
 }

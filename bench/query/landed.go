@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// What the load waits for, per table: rows as inserted (cheap to count, duplicates and all, for
+// progress) and distinct keys (what the table holds once ReplacingMergeTree has merged).
+const (
+	countTransactions = `SELECT count(), uniqExact(transaction_id) FROM platform_transactions WHERE workspace_id = ?`
+	countEvents       = `SELECT count(), uniqExact(app_id, event_key) FROM platform_lifecycle_events WHERE workspace_id = ?`
+	countCustomers    = `SELECT count(), uniqExact(app_id, customer_id) FROM platform_customers WHERE workspace_id = ?`
+	rowsTransactions  = `SELECT count() FROM platform_transactions WHERE workspace_id = ?`
+	rowsEvents        = `SELECT count() FROM platform_lifecycle_events WHERE workspace_id = ?`
+	activeMerges      = `SELECT count() FROM system.merges WHERE database = ?`
+	activeParts       = `SELECT table, count(), sum(rows) FROM system.parts WHERE database = ? AND active AND table LIKE 'platform_%' GROUP BY table ORDER BY table`
+)
+
+// landed is what one table holds for the bench workspace.
+type landed struct {
+	Rows     uint64 `json:"rows"`     // rows inserted (a redelivered record counts twice until merged)
+	Distinct uint64 `json:"distinct"` // distinct platform keys
+}
+
+// counts reads rows and distinct keys of a table (one of the count* queries).
+func (s *stack) counts(ctx context.Context, query, workspaceID string) (landed, error) {
+	var l landed
+	err := s.conn.QueryRow(ctx, query, workspaceID).Scan(&l.Rows, &l.Distinct)
+	return l, err
+}
+
+// rows reads the inserted rows of a table (one of the rows* queries).
+func (s *stack) rows(ctx context.Context, query, workspaceID string) (uint64, error) {
+	var n uint64
+	err := s.conn.QueryRow(ctx, query, workspaceID).Scan(&n)
+	return n, err
+}
+
+// settle waits (up to timeout) until ClickHouse runs no merge in the database, so that the query
+// runs do not measure a table in the middle of a merge, and returns the active parts per table.
+func (s *stack) settle(ctx context.Context, timeout time.Duration) (waited time.Duration, parts []tableParts, err error) {
+	start := time.Now()
+	for {
+		var n uint64
+		if err := s.conn.QueryRow(ctx, activeMerges, s.ch.Database).Scan(&n); err != nil {
+			return time.Since(start), nil, err
+		}
+		if n == 0 || time.Since(start) > timeout {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return time.Since(start), nil, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+	waited = time.Since(start)
+	rows, err := s.conn.Query(ctx, activeParts, s.ch.Database)
+	if err != nil {
+		return waited, nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p tableParts
+		if err := rows.Scan(&p.Table, &p.Parts, &p.Rows); err != nil {
+			return waited, nil, err
+		}
+		parts = append(parts, p)
+	}
+	return waited, parts, rows.Err()
+}
+
+type tableParts struct {
+	Table       string
+	Parts, Rows uint64
+}
+
+// marker records the data set loaded on the bench stack, so that -reuse can skip the load: it is
+// reused only if it describes the same generated data and ClickHouse still holds all of it.
+type marker struct {
+	Scale       float64    `json:"scale"`
+	Facts       facts      `json:"facts"`
+	Slug        string     `json:"slug"`
+	WorkspaceID string     `json:"workspaceId"`
+	LoadedAt    time.Time  `json:"loadedAt"`
+	Load        loadResult `json:"load"`
+}
+
+const markerFile = "bench-query.json"
+
+func readMarker(dir string) (marker, error) {
+	var m marker
+	b, err := os.ReadFile(filepath.Join(dir, markerFile))
+	if err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, fmt.Errorf("%s: %w", markerFile, err)
+	}
+	return m, nil
+}
+
+func writeMarker(dir string, m marker) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, markerFile+".tmp")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, markerFile))
+}
+
+func removeMarker(dir string) error {
+	err := os.Remove(filepath.Join(dir, markerFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// reusable checks that the bench stack holds the data set the marker describes: the same generated
+// data, and every transaction and event in ClickHouse. It returns why not when it does not.
+func (s *stack) reusable(ctx context.Context, m marker, want facts) (string, error) {
+	if !m.Facts.sameData(want) {
+		return fmt.Sprintf("the stack holds another data set (scale %v, %s customers, ending %s)", m.Scale,
+			num(float64(m.Facts.Customers)), m.Facts.End), nil
+	}
+	if ok, err := s.databaseExists(ctx); err != nil || !ok {
+		return "the stack has no revtrack database", err
+	}
+	if err := s.open(ctx); err != nil {
+		return "", err
+	}
+	tx, err := s.counts(ctx, countTransactions, m.WorkspaceID)
+	if err != nil {
+		return "", err
+	}
+	ev, err := s.counts(ctx, countEvents, m.WorkspaceID)
+	if err != nil {
+		return "", err
+	}
+	if tx.Distinct != uint64(want.Transactions) || ev.Distinct != uint64(want.EventKeys) {
+		return fmt.Sprintf("ClickHouse holds %d of %d transactions and %d of %d events", tx.Distinct, want.Transactions,
+			ev.Distinct, want.EventKeys), nil
+	}
+	return "", nil
+}

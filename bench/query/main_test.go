@@ -1,0 +1,279 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/revtrack/revtrack/internal/partnerfake"
+	"github.com/revtrack/revtrack/schemas"
+)
+
+func TestPercentile(t *testing.T) {
+	var d []time.Duration
+	for i := 1; i <= 100; i++ {
+		d = append(d, time.Duration(i)*time.Millisecond)
+	}
+	for p, want := range map[float64]time.Duration{50: 50 * time.Millisecond, 99: 99 * time.Millisecond, 100: 100 * time.Millisecond} {
+		if got := percentile(d, p); got != want {
+			t.Errorf("p%v = %v, want %v", p, got, want)
+		}
+	}
+	if percentile(nil, 99) != 0 {
+		t.Error("empty input")
+	}
+}
+
+func lat(ms ...int) []time.Duration {
+	var d []time.Duration
+	for _, m := range ms {
+		d = append(d, time.Duration(m)*time.Millisecond)
+	}
+	return d
+}
+
+func TestGoals(t *testing.T) {
+	rest := result{target: target{name: "summary"}, lat: lat(90, 100, 110)}
+	byName := map[string]result{"summary": rest}
+	abs := goal{maxP50: 150 * time.Millisecond}
+	if pass, ok := abs.check(rest, byName); !ok || !pass {
+		t.Errorf("100 ms against p50 ≤ 150 ms: pass %v ok %v", pass, ok)
+	}
+	if pass, ok := (goal{maxP50: 50 * time.Millisecond}).check(rest, byName); !ok || pass {
+		t.Errorf("100 ms against p50 ≤ 50 ms: pass %v ok %v", pass, ok)
+	}
+	// A goal relative to another target of the same run (the MCP summary against the REST one).
+	rel := goal{relTo: "summary", maxRatio: 1.2}
+	if pass, ok := rel.check(result{lat: lat(115, 118, 119)}, byName); !ok || !pass {
+		t.Errorf("118 ms against 1.2× 100 ms: pass %v ok %v", pass, ok)
+	}
+	if pass, ok := rel.check(result{lat: lat(125, 130, 140)}, byName); !ok || pass {
+		t.Errorf("130 ms against 1.2× 100 ms: pass %v ok %v", pass, ok)
+	}
+	if _, ok := rel.check(result{lat: lat(1)}, map[string]result{"summary": {unavailable: "not available"}}); ok {
+		t.Error("judged against a reference that was not measured")
+	}
+	if _, ok := abs.check(result{unavailable: "not available"}, byName); ok {
+		t.Error("judged a target that was not measured")
+	}
+	if _, ok := (goal{}).check(rest, byName); ok {
+		t.Error("judged a target without a goal")
+	}
+	if abs.String() != "p50 ≤ 150.0 ms" || rel.String() != "p50 ≤ 1.2× summary" {
+		t.Errorf("goal texts %q, %q", abs, rel)
+	}
+}
+
+// The router's 404 (no such route) is "not available"; the API's JSON 404 is an answer.
+func TestRouteMissing(t *testing.T) {
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.GET("/api/v1/customers/:id", func(c *gin.Context) {
+		c.JSON(http.StatusNotFound, gin.H{"error": "not_found", "message": "customer unavailable in this workspace"})
+	})
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	a := newAPI(srv.URL, "revtrack_sk_x")
+	o, _ := a.get(context.Background(), "/api/v1/summary", false)
+	if o.status != http.StatusNotFound || !o.missing {
+		t.Errorf("missing route: %+v", o)
+	}
+	o, _ = a.get(context.Background(), "/api/v1/customers/cus_1", false)
+	if o.status != http.StatusNotFound || o.missing || !strings.Contains(o.body, "not_found") {
+		t.Errorf("JSON 404: %+v", o)
+	}
+	if !routeMissing(http.StatusNotImplemented, "application/json", []byte(`{"error":"x"}`)) {
+		t.Error("501 is not available")
+	}
+	if routeMissing(http.StatusServiceUnavailable, "text/plain", nil) {
+		t.Error("503 is a failure, not a missing route")
+	}
+}
+
+// measure drops what never answered 200 during the warm-up (as not available on 404, as failed
+// otherwise) and measures the rest, counting later failures as errors.
+func TestMeasure(t *testing.T) {
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	var calls atomic.Int64
+	r.GET("/ok", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"n": 1}) })
+	r.GET("/flaky", func(c *gin.Context) {
+		if n := calls.Add(1); n > 3 && n%2 == 0 {
+			c.JSON(http.StatusServiceUnavailable, gin.H{"error": "unavailable", "message": "retry"})
+			return
+		}
+		c.JSON(http.StatusOK, gin.H{})
+	})
+	r.GET("/broken", func(c *gin.Context) { c.JSON(http.StatusInternalServerError, gin.H{"error": "x", "message": "boom"}) })
+	r.GET("/gone", func(c *gin.Context) {
+		c.JSON(http.StatusNotFound, gin.H{"error": "not_found", "message": "no customers"})
+	})
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	a := newAPI(srv.URL, "revtrack_sk_x")
+	ts := []target{
+		{name: "ok", probe: a.path(fixed("/ok")), baseline: true},
+		{name: "flaky", probe: a.path(fixed("/flaky"))},
+		{name: "missing", probe: a.path(fixed("/nope"))},
+		{name: "broken", probe: a.path(fixed("/broken"))},
+		{name: "gone", probe: a.path(fixed("/gone"))},
+	}
+	res := measure(context.Background(), ts, 2, 10)
+	if !res[0].available() || len(res[0].lat) != 10 || res[0].errors != 0 || res[0].meanBytes() != int64(len(`{"n":1}`)) {
+		t.Errorf("ok: %+v", res[0])
+	}
+	if !res[1].available() || len(res[1].lat)+res[1].errors != 10 || res[1].errors == 0 || !strings.Contains(res[1].lastErr, "503") {
+		t.Errorf("flaky: %+v", res[1])
+	}
+	if res[2].available() || !strings.Contains(res[2].unavailable, "no such route") {
+		t.Errorf("missing: %+v", res[2])
+	}
+	if res[3].available() || res[3].unavailable != "" || !strings.Contains(res[3].failed, "HTTP 500") {
+		t.Errorf("broken: %+v", res[3])
+	}
+	if res[4].available() || !strings.Contains(res[4].unavailable, "no customers") {
+		t.Errorf("gone: %+v", res[4])
+	}
+
+	// The report: not-available rows, a failure as a problem, ratios against the baseline.
+	rep := report{results: res, opts: options{warm: 2, rounds: 10, queryCommand: "query"}}
+	var out bytes.Buffer
+	rep.printQueries(&out)
+	for _, want := range []string{"| missing | not available: no such route yet (HTTP 404) |", "| ok |", "1.0×", "FAILED: every warm-up request failed: HTTP 500"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	if len(rep.problems) != 2 {
+		t.Errorf("problems %v, want the broken target and the flaky one's errors", rep.problems)
+	}
+}
+
+// The customer list walk follows nextCursor with the -cursor-param parameter.
+func TestWalk(t *testing.T) {
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.GET("/api/v1/customers", func(c *gin.Context) {
+		page := 1
+		if cur := c.Query("cursor"); cur != "" {
+			page = int(cur[1]-'0') + 1
+		}
+		var next any
+		if page < 4 {
+			next = "p" + string(rune('0'+page))
+		}
+		c.JSON(http.StatusOK, gin.H{"customers": []gin.H{{"id": page}}, "nextCursor": next})
+	})
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	a := newAPI(srv.URL, "revtrack_sk_x")
+	cur, page, missing, err := a.walk(context.Background(), 50, 3)
+	if err != nil || missing || page != 3 || cur != "p2" {
+		t.Errorf("walk to 3: %q %d %v %v", cur, page, missing, err)
+	}
+	cur, page, _, err = a.walk(context.Background(), 50, 10)
+	if err != nil || page != 4 || cur != "p3" {
+		t.Errorf("walk past the end: %q %d %v", cur, page, err)
+	}
+	empty := httptest.NewServer(gin.New())
+	defer empty.Close()
+	if _, _, missing, err := newAPI(empty.URL, "k").walk(context.Background(), 50, 3); !missing || err != nil {
+		t.Errorf("no list route: missing %v, %v", missing, err)
+	}
+}
+
+func TestDecodeRuns(t *testing.T) {
+	out := `{
+  "workspaceId": "w1",
+  "appId": "bench-app-1",
+  "runId": "r1",
+  "trigger": "manual",
+  "status": "succeeded",
+  "startedAt": "2026-11-21T10:00:00Z",
+  "finishedAt": "2026-11-21T10:05:00Z",
+  "eventsCount": 7,
+  "transactionsCount": 5,
+  "truncated": false
+}
+{"workspaceId": "w1", "appId": "bench-app-2", "runId": "r2", "trigger": "manual", "status": "failed", "startedAt": "2026-11-21T10:00:00Z",
+ "eventsCount": 0, "transactionsCount": 3, "truncated": false, "error": "transactions: boom"}
+`
+	runs, err := decodeRuns(out)
+	if err != nil || len(runs) != 2 || runs[0].AppID != "bench-app-1" || runs[0].TransactionsCount != 5 || runs[1].Status != "failed" {
+		t.Fatalf("runs %+v, %v", runs, err)
+	}
+	if err := failedRuns(runs); err == nil || !strings.Contains(err.Error(), "bench-app-2: failed transactions: boom") {
+		t.Errorf("failedRuns: %v", err)
+	}
+}
+
+// The samples are deterministic, carry the API's public customer IDs, and the domain sample avoids
+// domains shared by several apps (they answer 409).
+func TestDatasetAndSamples(t *testing.T) {
+	end := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a, b := generate(end, 0.004, 20), generate(end, 0.004, 20)
+	if a.facts.Shops != 174 || a.facts.Customers == 0 || a.facts.Transactions == 0 || len(a.facts.Currencies) != 3 {
+		t.Fatalf("facts %+v", a.facts)
+	}
+	sum := 0
+	for _, n := range a.facts.AppTransactions {
+		sum += n
+	}
+	if sum != a.facts.Transactions || len(a.facts.AppTransactions) != 3 {
+		t.Errorf("transactions per app %v, %d in all", a.facts.AppTransactions, a.facts.Transactions)
+	}
+	if !a.facts.sameData(b.facts) || len(a.sample) != 20 || len(a.byDom) != 20 {
+		t.Fatalf("samples: %d %d", len(a.sample), len(a.byDom))
+	}
+	for i := range a.sample {
+		if a.sample[i] != b.sample[i] || a.byDom[i] != b.byDom[i] {
+			t.Fatal("samples differ between two runs")
+		}
+	}
+	shared := map[string]bool{}
+	for _, d := range a.d.Truth.SharedDomains() {
+		shared[d] = true
+	}
+	ids := map[string]string{}
+	for _, c := range a.d.Truth.Customers {
+		ids[schemas.CustomerPublicID(appID(a.d.Apps[c.AppIndex]), c.ShopID)] = c.ShopDomain
+	}
+	for _, s := range a.byDom {
+		if shared[s.Domain] {
+			t.Errorf("shared domain %s sampled", s.Domain)
+		}
+	}
+	for _, s := range a.sample {
+		if ids[s.ID] != s.Domain {
+			t.Errorf("sample %+v is not a customer of the data set", s)
+		}
+	}
+	// No two events of the generator share a key at this size; eventKeys counts them all.
+	if a.facts.EventKeys != a.facts.Events {
+		t.Errorf("event keys %d, events %d", a.facts.EventKeys, a.facts.Events)
+	}
+	if c := benchConfig(end, 0.0000001); c.Shops != 1 {
+		t.Errorf("a tiny scale has %d shops", c.Shops)
+	}
+	if partnerfake.BenchConfig(end).Shops != benchConfig(end, 1).Shops {
+		t.Error("scale 1 is not BenchConfig")
+	}
+}
+
+func TestNum(t *testing.T) {
+	for in, want := range map[float64]string{0: "0", 999: "999", 1000: "1,000", 4989474: "4,989,474", -1234: "-1,234"} {
+		if got := num(in); got != want {
+			t.Errorf("num(%v) = %q, want %q", in, got, want)
+		}
+	}
+	if seconds(90*time.Minute+5*time.Second) != "1h30m05s" || seconds(65*time.Second) != "1m05s" || seconds(1500*time.Millisecond) != "1.5 s" {
+		t.Error("seconds")
+	}
+}

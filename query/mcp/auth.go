@@ -1,0 +1,47 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/revtrack/revtrack/internal/authn"
+	"github.com/revtrack/revtrack/internal/controlplane"
+)
+
+// writeError answers a request that did not pass authentication, before any MCP message is read:
+// the REST API's statuses and {error, message} bodies (specification: Errors). OAuth sign-in is not
+// offered, so the challenge names no authorization server.
+func writeError(c *gin.Context, err error) {
+	status, code := http.StatusServiceUnavailable, "unavailable"
+	msg := "temporary failure; retry with exponential backoff"
+	switch {
+	case errors.Is(err, controlplane.ErrInvalidKey):
+		status, code = http.StatusUnauthorized, "unauthorized"
+		msg = "missing, invalid or revoked key: send a workspace API key or a tracking private key as `Authorization: Bearer <key>` (OAuth sign-in is not supported)"
+		c.Header("WWW-Authenticate", `Bearer realm="revtrack"`)
+	case errors.Is(err, controlplane.ErrInactiveSubs):
+		status, code, msg = http.StatusForbidden, "subscription_inactive", "the workspace lacks an active subscription"
+	}
+	c.AbortWithStatusJSON(status, gin.H{"error": code, "message": msg})
+}
+
+// callerInfo is what a tool knows of the request that carried it.
+type callerInfo struct {
+	// authorization is the request's Authorization header, forwarded to the REST handlers.
+	authorization string
+	caller        authn.Caller
+}
+
+type callerKey struct{}
+
+func withCaller(ctx context.Context, c callerInfo) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+func callerFrom(ctx context.Context) (callerInfo, bool) {
+	c, ok := ctx.Value(callerKey{}).(callerInfo)
+	return c, ok
+}

@@ -1,0 +1,363 @@
+package reporting
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// The customer list and the detail read the rows of the customers they show (a page at most) and
+// reduce them in Go: one scan per table gives both the customer fields and the detail's timeline.
+
+// customerRow is a platform_customers row with its exclusion flag.
+type customerRow struct {
+	AppID, CustomerID, PublicID, Domain, Name, Status string
+	InstalledAt, LastEventAt                          time.Time
+	Excluded                                          bool
+}
+
+func (r customerRow) key() customerKey { return customerKey{r.AppID, r.CustomerID} }
+
+// eventRow is one lifecycle event of a customer.
+type eventRow struct {
+	Key, Type, ChargeID, ChargeName string
+	At                              time.Time
+	Amount                          *int64
+	Currency, Reason, Description   string
+}
+
+// txRow is one transaction of a customer (its latest version).
+type txRow struct {
+	ID, Type, Currency, Interval string
+	At                           time.Time
+	Gross, Fee, Net              int64
+}
+
+// usageChargeRow is one non-test usage charge of a customer.
+type usageChargeRow struct {
+	Currency string
+	Amount   int64
+	At       time.Time
+}
+
+// eventSummary is one customer's lifecycle events reduced on D.
+type eventSummary struct {
+	FirstAt, LastAt               time.Time // first ever; last before end(D)
+	LastUninstall, FirstUninstall time.Time // before end(D)
+	LastInstall                   time.Time // before end(D)
+}
+
+// txFacts are one customer's transactions in one currency, reduced on D.
+type txFacts struct {
+	LifetimeNet, LifetimeCount            int64
+	LastPaid                              time.Time
+	AnnualCount, UsageCount, OneTimeCount int64
+	Gross30, Fee30, Net30                 int64
+	Subscription30, Usage30, OneTime30    int64
+	GiveBack30, GiveBackCount30, Count30  int64
+}
+
+// usageChargeFacts are one customer's non-test usage charges in one currency, reduced on D.
+type usageChargeFacts struct {
+	Count    int64
+	LastAt   time.Time
+	Gross30  int64
+	Count30  int64
+	LastAt30 time.Time
+}
+
+// customerFacts are the rows of a set of customers and their reductions on one reporting date D.
+type customerFacts struct {
+	charges      map[customerKey][]*Charge // every charge, all kinds
+	events       map[customerKey][]eventRow
+	txs          map[customerKey][]txRow
+	chargeEvents map[chargeKey]chargeEventFacts
+	summary      map[customerKey]eventSummary
+	tx           map[customerKey]map[string]*txFacts
+	usageCharges map[customerKey]map[string]usageChargeFacts
+	usageEvents  map[customerKey]time.Time
+}
+
+// loadCustomerFacts reads the rows of the given customers (of the covered apps) concurrently and
+// reduces them on date d.
+func (s *Store) loadCustomerFacts(ctx context.Context, sc Scope, keys []customerKey, d Date) (*customerFacts, error) {
+	f := &customerFacts{}
+	if len(keys) == 0 {
+		return f, nil
+	}
+	ids, set := customerIDs(keys), pairs(keys)
+	var usageCharges map[customerKey][]usageChargeRow
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) { f.charges, err = s.readCustomerCharges(gctx, sc, ids, set); return })
+	g.Go(func() (err error) { f.events, err = s.readCustomerEvents(gctx, sc, ids, set); return })
+	g.Go(func() (err error) { f.txs, err = s.readCustomerTransactions(gctx, sc, ids, set); return })
+	g.Go(func() (err error) { usageCharges, err = s.readCustomerUsageCharges(gctx, sc, ids, set); return })
+	g.Go(func() (err error) {
+		f.usageEvents, err = s.readCustomerUsageEvents(gctx, sc, ids, set, d.End())
+		return
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	f.reduce(d, usageCharges)
+	return f, nil
+}
+
+func (s *Store) readCustomerCharges(ctx context.Context, sc Scope, ids, set any) (map[customerKey][]*Charge, error) {
+	rows, err := s.conn.Query(ctx, selectCustomerCharges, sc.WorkspaceID, sc.apps(), ids, set)
+	if err != nil {
+		return nil, fmt.Errorf("read customer charges: %w", err)
+	}
+	defer rows.Close()
+	out := map[customerKey][]*Charge{}
+	for rows.Next() {
+		var (
+			c                          Charge
+			test                       uint8
+			trial                      uint16
+			accepted, activated, ended uint32
+		)
+		if err := rows.Scan(&c.AppID, &c.ID, &c.CustomerID, &c.Kind, &c.Name, &c.AmountCents, &c.Currency, &c.Interval, &c.Status,
+			&c.EndReason, &test, &trial, &accepted, &activated, &ended); err != nil {
+			return nil, fmt.Errorf("read customer charges: %w", err)
+		}
+		c.Test, c.TrialDays = test == 1, int(trial)
+		c.AcceptedAt, c.ActivatedAt, c.EndedAt = unix(accepted), unix(activated), unix(ended)
+		k := customerKey{c.AppID, c.CustomerID}
+		out[k] = append(out[k], &c)
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) readCustomerEvents(ctx context.Context, sc Scope, ids, set any) (map[customerKey][]eventRow, error) {
+	rows, err := s.conn.Query(ctx, selectCustomerEvents, sc.WorkspaceID, sc.apps(), ids, set)
+	if err != nil {
+		return nil, fmt.Errorf("read customer events: %w", err)
+	}
+	defer rows.Close()
+	out := map[customerKey][]eventRow{}
+	for rows.Next() {
+		var (
+			k         customerKey
+			e         eventRow
+			at        uint32
+			amount    int64
+			hasAmount uint8
+		)
+		if err := rows.Scan(&k.AppID, &k.CustomerID, &e.Key, &e.Type, &at, &e.ChargeID, &e.ChargeName, &amount, &hasAmount, &e.Currency,
+			&e.Reason, &e.Description); err != nil {
+			return nil, fmt.Errorf("read customer events: %w", err)
+		}
+		e.At = unix(at)
+		if hasAmount == 1 {
+			e.Amount = &amount
+		}
+		out[k] = append(out[k], e)
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) readCustomerTransactions(ctx context.Context, sc Scope, ids, set any) (map[customerKey][]txRow, error) {
+	rows, err := s.conn.Query(ctx, selectCustomerTransactions, sc.WorkspaceID, sc.apps(), ids, set)
+	if err != nil {
+		return nil, fmt.Errorf("read customer transactions: %w", err)
+	}
+	defer rows.Close()
+	out := map[customerKey][]txRow{}
+	for rows.Next() {
+		var (
+			k  customerKey
+			t  txRow
+			at uint32
+		)
+		if err := rows.Scan(&k.AppID, &k.CustomerID, &t.ID, &t.Type, &at, &t.Currency, &t.Gross, &t.Fee, &t.Net, &t.Interval); err != nil {
+			return nil, fmt.Errorf("read customer transactions: %w", err)
+		}
+		t.At = unix(at)
+		out[k] = append(out[k], t)
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) readCustomerUsageCharges(ctx context.Context, sc Scope, ids, set any) (map[customerKey][]usageChargeRow, error) {
+	rows, err := s.conn.Query(ctx, selectCustomerUsageCharges, sc.WorkspaceID, sc.apps(), ids, set, sc.WorkspaceID, sc.apps())
+	if err != nil {
+		return nil, fmt.Errorf("read customer usage charges: %w", err)
+	}
+	defer rows.Close()
+	out := map[customerKey][]usageChargeRow{}
+	for rows.Next() {
+		var (
+			k      customerKey
+			id     string
+			u      usageChargeRow
+			at     uint32
+			amount int64
+		)
+		if err := rows.Scan(&k.AppID, &k.CustomerID, &id, &u.Currency, &amount, &at); err != nil {
+			return nil, fmt.Errorf("read customer usage charges: %w", err)
+		}
+		u.Amount, u.At = amount, unix(at)
+		out[k] = append(out[k], u)
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) readCustomerUsageEvents(ctx context.Context, sc Scope, ids, set any, end time.Time) (map[customerKey]time.Time, error) {
+	rows, err := s.conn.Query(ctx, selectCustomerUsageEventFacts, epoch(end), sc.WorkspaceID, sc.apps(), ids, set)
+	if err != nil {
+		return nil, fmt.Errorf("read customer usage events: %w", err)
+	}
+	defer rows.Close()
+	out := map[customerKey]time.Time{}
+	for rows.Next() {
+		var (
+			k    customerKey
+			last uint32
+		)
+		if err := rows.Scan(&k.AppID, &k.CustomerID, &last); err != nil {
+			return nil, fmt.Errorf("read customer usage events: %w", err)
+		}
+		out[k] = unix(last)
+	}
+	return out, rows.Err()
+}
+
+// reduce computes, on date d, what the customer fields need from the rows: the charge-state events
+// (METRICS 2.1), the relationship history, the transaction sums and the usage charges.
+func (f *customerFacts) reduce(d Date, usageCharges map[customerKey][]usageChargeRow) {
+	end, from30 := d.End(), d.AddDays(-29).Start()
+	f.chargeEvents, f.summary = map[chargeKey]chargeEventFacts{}, map[customerKey]eventSummary{}
+	for k, evs := range f.events {
+		var s eventSummary
+		for _, e := range evs {
+			s.FirstAt = earliest(s.FirstAt, e.At)
+			before := e.At.Before(end)
+			if before {
+				s.LastAt = latest(s.LastAt, e.At)
+			}
+			if kind, ok := chargeEventKinds[e.Type]; ok && e.ChargeID != "" {
+				ck := chargeKey{k.AppID, e.ChargeID}
+				c := f.chargeEvents[ck]
+				if before {
+					c.LastA = later(c.LastA, Event{Kind: kind, At: e.At})
+				}
+				if kind == EventActivated {
+					c.FirstActivated = earliest(c.FirstActivated, e.At)
+				}
+				f.chargeEvents[ck] = c
+			}
+			if !before {
+				continue
+			}
+			switch e.Type {
+			case typeUninstalled:
+				s.LastUninstall, s.FirstUninstall = latest(s.LastUninstall, e.At), earliest(s.FirstUninstall, e.At)
+			case typeInstalled:
+				s.LastInstall = latest(s.LastInstall, e.At)
+			}
+		}
+		f.summary[k] = s
+	}
+	f.tx = map[customerKey]map[string]*txFacts{}
+	for k, txs := range f.txs {
+		byCur := map[string]*txFacts{}
+		for _, t := range txs {
+			if !t.At.Before(end) {
+				continue
+			}
+			x := byCur[t.Currency]
+			if x == nil {
+				x = &txFacts{}
+				byCur[t.Currency] = x
+			}
+			x.LifetimeNet += t.Net
+			x.LifetimeCount++
+			switch t.Type {
+			case "subscription":
+				if t.Gross > 0 {
+					x.LastPaid = latest(x.LastPaid, t.At)
+				}
+				if t.Interval == Annual {
+					x.AnnualCount++
+				}
+			case "usage":
+				x.UsageCount++
+			case "one_time":
+				x.OneTimeCount++
+			}
+			if t.At.Before(from30) {
+				continue
+			}
+			x.Count30++
+			x.Gross30 += t.Gross
+			x.Fee30 += t.Fee
+			x.Net30 += t.Net
+			switch t.Type {
+			case "subscription":
+				x.Subscription30 += t.Gross
+			case "usage":
+				x.Usage30 += t.Gross
+			case "one_time":
+				x.OneTime30 += t.Gross
+			case "refund", "adjustment", "credit":
+				x.GiveBack30 += t.Gross
+				x.GiveBackCount30++
+			}
+		}
+		f.tx[k] = byCur
+	}
+	f.usageCharges = map[customerKey]map[string]usageChargeFacts{}
+	for k, us := range usageCharges {
+		byCur := map[string]usageChargeFacts{}
+		for _, u := range us {
+			if !u.At.Before(end) {
+				continue
+			}
+			x := byCur[u.Currency]
+			x.Count++
+			x.LastAt = latest(x.LastAt, u.At)
+			if !u.At.Before(from30) {
+				x.Gross30 += u.Amount
+				x.Count30++
+				x.LastAt30 = latest(x.LastAt30, u.At)
+			}
+			byCur[u.Currency] = x
+		}
+		f.usageCharges[k] = byCur
+	}
+}
+
+// billing assembles a customer's billing facts on the facts' date.
+func (f *customerFacts) billing(k customerKey) CustomerBilling {
+	b := CustomerBilling{LastUninstall: f.summary[k].LastUninstall}
+	for cur, t := range f.tx[k] {
+		if !t.LastPaid.IsZero() {
+			b.LastPayment = append(b.LastPayment, Payment{Currency: cur, At: t.LastPaid})
+		}
+	}
+	for _, c := range f.charges[k] {
+		if c.Kind != "subscription" {
+			continue
+		}
+		ev := f.chargeEvents[chargeKey{c.AppID, c.ID}]
+		b.Charges = append(b.Charges, ChargeFacts{Charge: c, LastOwn: ev.LastA, FirstActivated: ev.FirstActivated})
+	}
+	return b
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
+}
+
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}

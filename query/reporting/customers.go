@@ -1,0 +1,222 @@
+package reporting
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"time"
+)
+
+// Customer is a list item and the detail's customer (METRICS 5). Optional fields are omitted when
+// the data does not have them.
+type Customer struct {
+	ID                  string           `json:"id"`
+	AppID               string           `json:"appId"`
+	Name                string           `json:"name"`
+	Domain              string           `json:"domain"`
+	Status              string           `json:"status"`
+	Paying              bool             `json:"paying"`
+	ReportExcluded      bool             `json:"reportExcluded"`
+	AMRCents            int64            `json:"amrCents"`
+	AMRCurrency         string           `json:"amrCurrency,omitempty"`
+	LTVByCurrencyCents  map[string]int64 `json:"ltvByCurrencyCents,omitempty"`
+	Plan                string           `json:"plan,omitempty"`
+	Tags                []string         `json:"tags,omitempty"`
+	Health              string           `json:"health"`
+	FirstSeen           string           `json:"firstSeen,omitempty"`
+	LastActive          string           `json:"lastActive,omitempty"`
+	StoreClassification string           `json:"storeClassification"`
+}
+
+// Health values (METRICS 5).
+const (
+	HealthChurned   = "churned"
+	HealthAtRisk    = "at_risk"
+	HealthHealthy   = "healthy"
+	HealthNotPaying = "not_paying"
+)
+
+// Customer list limits: default and maximum page size.
+const (
+	DefaultCustomerLimit = 50
+	MaxCustomerLimit     = 200
+)
+
+// ListRequest is a customer-list request, validated by the query edge.
+type ListRequest struct {
+	Scope         Scope
+	Range         Range // only Range.To matters: the reporting date
+	CustomerScope CustomerScope
+	Cursor        string // the previous page's nextCursor; "" for the first page
+	Limit         int
+}
+
+// CustomerList is GET /api/v1/customers.
+type CustomerList struct {
+	Customers     []Customer    `json:"customers"`
+	NextCursor    *string       `json:"nextCursor"`
+	Range         Range         `json:"range"`
+	CustomerScope CustomerScope `json:"customerScope"`
+	Source        string        `json:"source"`
+}
+
+// customerIDPattern is the shape of schemas.CustomerPublicID; a cursor is the last ID of a page.
+var customerIDPattern = regexp.MustCompile(`^cus_[0-9a-f]{20}$`)
+
+// Customers lists one page of customers ordered by ID. The list is not filtered by its range; the
+// range only sets the reporting date of the computed fields.
+func (s *Store) Customers(ctx context.Context, req ListRequest) (CustomerList, error) {
+	if req.Cursor != "" && !customerIDPattern.MatchString(req.Cursor) {
+		return CustomerList{}, fmt.Errorf("%w: cursor must be a nextCursor value of a previous page", ErrInvalid)
+	}
+	limit := req.Limit
+	if limit <= 0 {
+		limit = DefaultCustomerLimit
+	}
+	sc := req.Scope
+	q := new(stmt).add(customerPageHead, sc.WorkspaceID, sc.WorkspaceID, sc.WorkspaceID, sc.apps(), req.Cursor)
+	switch req.CustomerScope {
+	case ScopeIncluded, "":
+		q.add(andIncludedCustomer)
+	case ScopeExcluded:
+		q.add(andExcludedCustomer)
+	}
+	text, args := q.add(customerPageTail, uint64(limit+1)).query()
+	rows, err := s.readCustomerRows(ctx, text, args...)
+	if err != nil {
+		return CustomerList{}, err
+	}
+	out := CustomerList{Customers: []Customer{}, Range: req.Range, CustomerScope: req.CustomerScope, Source: SourceList}
+	if len(rows) > limit {
+		rows = rows[:limit]
+		next := rows[limit-1].PublicID
+		out.NextCursor = &next
+	}
+	keys := make([]customerKey, len(rows))
+	for i, r := range rows {
+		keys[i] = r.key()
+	}
+	facts, err := s.loadCustomerFacts(ctx, sc, keys, req.Range.To)
+	if err != nil {
+		return CustomerList{}, err
+	}
+	for _, r := range rows {
+		c, _ := facts.customer(r, req.Range.To)
+		out.Customers = append(out.Customers, c)
+	}
+	return out, nil
+}
+
+func (s *Store) readCustomerRows(ctx context.Context, query string, args ...any) ([]customerRow, error) {
+	rows, err := s.conn.Query(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read customers: %w", err)
+	}
+	defer rows.Close()
+	var out []customerRow
+	for rows.Next() {
+		var (
+			r                    customerRow
+			installed, lastEvent uint32
+			excluded             uint8
+		)
+		if err := rows.Scan(&r.AppID, &r.CustomerID, &r.PublicID, &r.Domain, &r.Name, &r.Status, &installed, &lastEvent, &excluded); err != nil {
+			return nil, fmt.Errorf("read customers: %w", err)
+		}
+		r.InstalledAt, r.LastEventAt, r.Excluded = unix(installed), unix(lastEvent), excluded == 1
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// customer computes a customer's fields on date d (METRICS 5) and returns its billing evaluation.
+func (f *customerFacts) customer(r customerRow, d Date) (Customer, Evaluation) {
+	k := r.key()
+	end := d.End()
+	ev := Evaluate(d, f.billing(k))
+	c := Customer{ID: r.PublicID, AppID: r.AppID, Name: r.Name, Domain: r.Domain, Status: r.Status, Paying: ev.Paying,
+		ReportExcluded: r.Excluded, AMRCents: ev.AMRCents, AMRCurrency: ev.Currency}
+	if ev.InEffect != nil {
+		c.Plan = ev.InEffect.Facts.Name
+	}
+	var anyTx, giveBack30 bool
+	var annual, usage, oneTime bool
+	for cur, t := range f.tx[k] {
+		if t.LifetimeCount > 0 {
+			anyTx = true
+			if c.LTVByCurrencyCents == nil {
+				c.LTVByCurrencyCents = map[string]int64{}
+			}
+			c.LTVByCurrencyCents[cur] = t.LifetimeNet
+		}
+		giveBack30 = giveBack30 || t.GiveBackCount30 > 0
+		annual = annual || t.AnnualCount > 0
+		usage = usage || t.UsageCount > 0
+		oneTime = oneTime || t.OneTimeCount > 0
+	}
+	lastActive := time.Time{}
+	if r.LastEventAt.Before(end) {
+		lastActive = r.LastEventAt
+	}
+	for _, u := range f.usageCharges[k] {
+		usage = usage || u.Count > 0
+		lastActive = latest(lastActive, u.LastAt)
+	}
+	ev2 := f.summary[k]
+	lastActive = latest(lastActive, ev2.LastAt)
+	lastActive = latest(lastActive, f.usageEvents[k])
+	if !lastActive.IsZero() {
+		c.LastActive = stamp(lastActive)
+	}
+	if first := earliest(r.InstalledAt, ev2.FirstAt); !first.IsZero() {
+		c.FirstSeen = stamp(first)
+	}
+	reinstalled := !ev2.FirstUninstall.IsZero() && ev2.LastInstall.After(ev2.FirstUninstall)
+	for tag, on := range map[string]bool{"annual_plan": annual, "usage_billing": usage, "one_time_purchase": oneTime, "reinstalled": reinstalled} {
+		if on {
+			c.Tags = append(c.Tags, tag)
+		}
+	}
+	slices.Sort(c.Tags)
+	c.StoreClassification = classify(f.charges[k], anyTx)
+	c.Health = health(r.Status, ev, giveBack30, d)
+	return c, ev
+}
+
+// classify is storeClassification (METRICS 5): production with a non-test charge or any
+// transaction, development when every charge is a test charge, unknown otherwise.
+func classify(charges []*Charge, anyTx bool) string {
+	if anyTx || slices.ContainsFunc(charges, func(c *Charge) bool { return !c.Test }) {
+		return "production"
+	}
+	if len(charges) > 0 {
+		return "development"
+	}
+	return "unknown"
+}
+
+// health is METRICS 5's health on date d, checked in order.
+func health(status string, ev Evaluation, giveBack30 bool, d Date) string {
+	if status == "uninstalled" {
+		return HealthChurned
+	}
+	if ev.InEffect != nil && ev.InEffect.State.State == StateFrozen {
+		return HealthAtRisk
+	}
+	if ev.InEffect == nil {
+		from := d.AddDays(-29).Start()
+		for _, c := range ev.NonTest {
+			if c.State.State == StateEnded && c.Facts.AmountCents > 0 && !c.State.Since.Before(from) && c.State.Since.Before(d.End()) {
+				return HealthAtRisk
+			}
+		}
+	}
+	if giveBack30 || status == "deactivated" {
+		return HealthAtRisk
+	}
+	if ev.Paying {
+		return HealthHealthy
+	}
+	return HealthNotPaying
+}

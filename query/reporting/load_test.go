@@ -1,0 +1,243 @@
+package reporting
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/revtrack/revtrack/internal/bootstrap"
+	"github.com/revtrack/revtrack/internal/clickhousex"
+	"github.com/revtrack/revtrack/internal/testenv"
+	"github.com/revtrack/revtrack/internal/testenv/pipeline"
+	"github.com/revtrack/revtrack/query/reporting/reportingtest"
+	"github.com/revtrack/revtrack/schemas"
+)
+
+// TestSyntheticLoad measures the store on a synthetic workspace of the benchmark's shape (50,000
+// customers over 3 apps and 3 currencies, REPORTING_LOAD_TX transactions over three years) on the
+// local ClickHouse. It runs only with REPORTING_LOAD=1; `make bench-query` is the benchmark of
+// record. Machines here are shared and noisy, so it prints a baseline query beside the timings.
+func TestSyntheticLoad(t *testing.T) {
+	if os.Getenv("REPORTING_LOAD") != "1" {
+		t.Skip("set REPORTING_LOAD=1 to run the synthetic load measurement")
+	}
+	tx := 5_000_000
+	if v, err := strconv.Atoi(os.Getenv("REPORTING_LOAD_TX")); err == nil {
+		tx = v
+	}
+	const customers = 50_000
+	conn := loadDatabase(t, customers, tx)
+	c := context.Background()
+	var pid string
+	if err := conn.QueryRow(c, "SELECT public_id FROM platform_customers WHERE app_id = 'app-1' AND customer_id = 'gid://shopify/Shop/1000001'").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	if want := schemas.CustomerPublicID("app-1", "gid://shopify/Shop/1000001"); pid != want {
+		t.Fatalf("public id %s, want %s", pid, want)
+	}
+
+	rec := &recorder{Conn: conn}
+	s := New(rec, WithClock(reportingtest.Clock))
+	sc := Scope{WorkspaceID: "ws", AppIDs: []string{"app-0", "app-1", "app-2"}}
+	rng := Range{From: MustDate("2026-03-02"), To: MustDate("2026-03-31")}
+	measure := func(name string, n int, f func() error) {
+		var ds []time.Duration
+		for i := 0; i < n+2; i++ {
+			t0 := time.Now()
+			if err := f(); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if i >= 2 { // two warm-ups
+				ds = append(ds, time.Since(t0))
+			}
+		}
+		slices.Sort(ds)
+		t.Logf("%-34s p50 %6.1f ms  p90 %6.1f ms  min %6.1f ms", name, ms(ds[len(ds)/2]), ms(ds[len(ds)*9/10]), ms(ds[0]))
+	}
+	measure("baseline: count 13 months of tx", 20, func() error {
+		var n uint64
+		return conn.QueryRow(c, `SELECT count() FROM platform_transactions WHERE created_at >= toDateTime('2025-03-01 00:00:00')
+AND gross_cents > 0`).Scan(&n)
+	})
+	var sum Summary
+	measure("summary (30 days, 3 apps)", 20, func() (err error) {
+		sum, err = s.Summary(c, Request{Scope: sc, Range: rng, CustomerScope: ScopeIncluded})
+		return err
+	})
+	for _, cur := range sum.Currencies {
+		b := sum.ByCurrency[cur]
+		nrr, _ := json.Marshal(b.NetRevenueRetentionRate)
+		t.Logf("  %s: MRR %d, paying %d, NRR %s", cur, b.MRRCents, b.PayingCustomers, nrr)
+	}
+	var page CustomerList
+	measure("customers, first page of 50", 20, func() (err error) {
+		page, err = s.Customers(c, ListRequest{Scope: sc, Range: rng, CustomerScope: ScopeIncluded, Limit: 50})
+		return err
+	})
+	measure("customers, a page of 50 of one app", 20, func() error {
+		_, err := s.Customers(c, ListRequest{Scope: Scope{WorkspaceID: "ws", AppIDs: []string{"app-1"}}, Range: rng,
+			CustomerScope: ScopeIncluded, Limit: 50, Cursor: *page.NextCursor})
+		return err
+	})
+	id := page.Customers[7].ID
+	measure("customer detail", 20, func() error {
+		_, err := s.Customer(c, DetailRequest{Scope: sc, Ref: id, Range: rng})
+		return err
+	})
+	dumpQueries(t, rec)
+}
+
+// loadDatabase is a migrated database holding the synthetic load. With REPORTING_LOAD_DB it is that
+// database, kept after the test and loaded only when empty, so that queries can be studied with
+// clickhouse-client; otherwise a fresh database dropped at the end.
+func loadDatabase(t *testing.T, customers, tx int) driver.Conn {
+	c := context.Background()
+	name := os.Getenv("REPORTING_LOAD_DB")
+	if name == "" {
+		conn := pipeline.Migrated(t).Conn
+		fillLoad(t, conn, customers, tx)
+		return conn
+	}
+	cfg := testenv.ClickHouseConfig(t) // a scratch database, dropped at the end; ours is named
+	cfg.Database = name
+	rdb, rc := testenv.Redis(t)
+	if _, err := bootstrap.Migrate(c, cfg, rdb, rc.KeyPrefix, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := clickhousex.Open(c, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	var n uint64
+	if err := conn.QueryRow(c, "SELECT count() FROM platform_transactions").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		fillLoad(t, conn, customers, tx)
+	}
+	return conn
+}
+
+func fillLoad(t *testing.T, conn driver.Conn, customers, tx int) {
+	c := context.Background()
+	start := time.Now()
+	for _, q := range syntheticLoad(customers, tx) {
+		if err := conn.Exec(c, q); err != nil {
+			t.Fatalf("%v\n%s", err, q)
+		}
+	}
+	for _, table := range []string{"platform_transactions", "platform_lifecycle_events", "platform_charges", "platform_customers"} {
+		if err := conn.Exec(c, "OPTIMIZE TABLE "+table+" FINAL"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("loaded %d customers, %d transactions in %s", customers, tx, time.Since(start).Round(time.Millisecond))
+}
+
+// dumpQueries writes the recorded queries, arguments inlined, to REPORTING_LOAD_DUMP.
+func dumpQueries(t *testing.T, rec *recorder) {
+	path := os.Getenv("REPORTING_LOAD_DUMP")
+	if path == "" {
+		return
+	}
+	var b strings.Builder
+	for q, args := range rec.queries {
+		b.WriteString(inline(t, q, args...) + "\n;;\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// syntheticLoad is INSERT … SELECT statements of a synthetic workspace "ws". Customer n is in app
+// n % 3 and pays in one of three currencies; it had a first plan (ended after 200 days) and has a
+// second (active; annual for one customer in ten); one in ten uninstalled. Its transactions (one
+// every 11 days from 2023-04-01) cycle subscription, usage, subscription, one-time, subscription,
+// adjustment.
+func syntheticLoad(customers, tx int) []string {
+	const (
+		shop     = `concat('gid://shopify/Shop/', toString(1000000 + n))`
+		app      = `concat('app-', toString(n % 3))`
+		currency = `arrayElement(['USD', 'EUR', 'GBP'], intDiv(n, 3) % 3 + 1)`
+		t0       = `toDateTime('2023-01-01 00:00:00', 'UTC') + n * 1200`
+	)
+	perCustomer := tx / customers
+	out := []string{
+		fmt.Sprintf(`INSERT INTO platform_customers (workspace_id, app_id, customer_id, shop_id, shop_domain, shop_name, status,
+report_excluded, first_installed_at, last_event_at, version, public_id)
+SELECT 'ws', %[1]s, %[2]s, toString(n), concat('shop', toString(n), '.myshopify.com'), concat('Shop ', toString(n)),
+    if(n %% 10 = 0, 'uninstalled', 'installed'), 0, %[3]s, toDateTime('2026-03-01 00:00:00', 'UTC'), 1,
+    concat('cus_', lower(hex(substring(SHA256(concat(%[1]s, '\x1f', %[2]s)), 1, 10))))
+FROM (SELECT number AS n FROM numbers(%[4]d))`, app, shop, t0, customers),
+		fmt.Sprintf(`INSERT INTO platform_charges (workspace_id, app_id, charge_id, customer_id, kind, name, amount_cents, currency,
+billing_interval, status, test, trial_days, accepted_at, activated_at, ended_at, version)
+SELECT 'ws', %[1]s, concat('gid://shopify/AppSubscription/', toString(n * 2 + k)), %[2]s, 'subscription', if(k = 0, 'Basic', 'Pro'),
+    if(k = 0, 1900, if(n %% 10 = 1, 49000, 4900)), %[3]s, '', if(k = 0, 'cancelled', if(n %% 10 = 0, 'cancelled', 'active')), 0, 0,
+    %[4]s + k * 86400 * 200, %[4]s + k * 86400 * 200 + 60, if(k = 0, %[4]s + 86400 * 200, NULL), 1
+FROM (SELECT number AS n, arrayJoin([0, 1]) AS k FROM numbers(%[5]d))`, app, shop, currency, t0, customers),
+		fmt.Sprintf(`INSERT INTO platform_lifecycle_events (workspace_id, app_id, event_key, type, customer_id, shop_domain, occurred_at,
+charge_id, charge_name, currency, synced_at)
+SELECT 'ws', %[1]s, concat(toString(n), '-', toString(k), '-', toString(e)),
+    arrayElement(['SUBSCRIPTION_CHARGE_ACCEPTED', 'SUBSCRIPTION_CHARGE_ACTIVATED', 'SUBSCRIPTION_CHARGE_CANCELED'], e + 1), %[2]s, '',
+    %[3]s + k * 86400 * 200 + e * 60 + if(e = 2, 86400 * 200 - 120, 0), concat('gid://shopify/AppSubscription/', toString(n * 2 + k)), '', '',
+    now()
+FROM (SELECT number AS n, arrayJoin([0, 1]) AS k, arrayJoin([0, 1, 2]) AS e FROM numbers(%[4]d)) WHERE NOT (k = 1 AND e = 2)`,
+			app, shop, t0, customers),
+		fmt.Sprintf(`INSERT INTO platform_lifecycle_events (workspace_id, app_id, event_key, type, customer_id, shop_domain, occurred_at,
+charge_id, charge_name, currency, synced_at)
+SELECT 'ws', %[1]s, concat(toString(n), '-rel-', toString(e)), if(e = 0, 'RELATIONSHIP_INSTALLED', 'RELATIONSHIP_UNINSTALLED'), %[2]s, '',
+    %[3]s + e * 86400 * 700, '', '', '', now()
+FROM (SELECT number AS n, arrayJoin([0, 1]) AS e FROM numbers(%[4]d)) WHERE e = 0 OR n %% 10 = 0`, app, shop, t0, customers),
+		// Usage charges arrive as events too; they make the event table larger, as in production.
+		fmt.Sprintf(`INSERT INTO platform_lifecycle_events (workspace_id, app_id, event_key, type, customer_id, shop_domain, occurred_at,
+charge_id, charge_name, amount_cents, currency, synced_at)
+SELECT 'ws', %[1]s, concat(toString(n), '-usage-', toString(i)), 'USAGE_CHARGE_APPLIED', %[2]s, '',
+    toDateTime('2024-01-01 00:00:00', 'UTC') + i * 86400 * 40 + n * 7, concat('gid://shopify/AppUsageRecord/', toString(n * 100 + i)), '', 250,
+    %[3]s, now()
+FROM (SELECT intDiv(number, 20) AS n, number %% 20 AS i FROM numbers(%[4]d))`, app, shop, currency, customers*20),
+		fmt.Sprintf(`INSERT INTO platform_usage_charges (workspace_id, app_id, usage_record_id, customer_id, charge_id, description, amount_cents,
+currency, occurred_at, synced_at)
+SELECT 'ws', %[1]s, concat('gid://shopify/AppUsageRecord/', toString(n * 100 + i)), %[2]s, '', 'usage', 250, %[3]s,
+    toDateTime('2024-01-01 00:00:00', 'UTC') + i * 86400 * 40 + n * 7, now()
+FROM (SELECT intDiv(number, 20) AS n, number %% 20 AS i FROM numbers(%[4]d))`, app, shop, currency, customers*20),
+		fmt.Sprintf(`INSERT INTO usage_events (workspace_id, app_id, event_id, customer_id, name, quantity, occurred_at, received_at)
+SELECT 'ws', %[1]s, concat(toString(n), '-', toString(i)), %[2]s, arrayElement(['orders_synced', 'labels_printed'], i %% 2 + 1), 1 + i %% 5,
+    toDateTime('2026-01-01 00:00:00', 'UTC') + i * 86400 * 4 + n, now()
+FROM (SELECT intDiv(number, 20) AS n, number %% 20 AS i FROM numbers(%[3]d))`, app, shop, customers*20),
+		`INSERT INTO sync_cursors (workspace_id, app_id, stream, cursor, window_end, version)
+SELECT 'ws', concat('app-', toString(a)), s, if(endsWith(s, ':start'), 'origin', 'c'),
+    if(endsWith(s, ':start'), toDateTime('2023-01-01 00:00:00', 'UTC'), toDateTime('2026-03-31 05:10:00', 'UTC')), 1
+FROM (SELECT number AS a, arrayJoin(['transactions', 'transactions:start', 'lifecycle_events', 'lifecycle_events:start']) AS s FROM numbers(3))`,
+		`INSERT INTO sync_runs (run_id, workspace_id, app_id, trigger, status, started_at, finished_at, version)
+SELECT concat('r', toString(number)), 'ws', concat('app-', toString(number % 3)), 'schedule', 'succeeded',
+    toDateTime('2026-03-31 05:00:00', 'UTC') - number * 3600, toDateTime('2026-03-31 05:10:00', 'UTC') - number * 3600, 1
+FROM numbers(300)`,
+	}
+	// Transactions in chunks of 5,000 customers, so that no statement runs into the read timeout.
+	for lo := 0; lo < customers; lo += 5000 {
+		out = append(out, fmt.Sprintf(`INSERT INTO platform_transactions (workspace_id, app_id, transaction_id, type, customer_id, shop_domain, charge_id, created_at,
+currency, gross_cents, platform_fee_cents, processing_fee_cents, net_cents, billing_interval, synced_at)
+SELECT 'ws', %[1]s, concat('gid://partners/AppSale/', toString(cityHash64(n, i) %% 100000000000)),
+    arrayElement(['subscription', 'usage', 'subscription', 'one_time', 'subscription', 'adjustment'], i %% 6 + 1), %[2]s, '',
+    concat('gid://shopify/AppSubscription/', toString(n * 2 + if(i * 11 < 200, 0, 1))),
+    toDateTime('2023-04-01 00:00:00', 'UTC') + i * 86400 * 11 + (n * 7919) %% (86400 * 11), %[3]s,
+    if(i %% 6 = 5, -500, 4900), if(i %% 6 = 5, -75, 735), 142, if(i %% 6 = 5, -425, 4023),
+    if(i %% 6 IN (0, 2, 4), if(n %% 10 = 1, 'annual', 'every_30_days'), ''), now()
+FROM (SELECT %[6]d + intDiv(number, %[4]d) AS n, number %% %[4]d AS i FROM numbers(%[5]d))`, app, shop, currency, perCustomer,
+			perCustomer*5000, lo))
+	}
+	return out
+}

@@ -1,0 +1,200 @@
+// Package reporting is the read side of subscription reporting: the workspace summary, focused
+// metrics, the customer list and the customer detail, computed from the synced platform tables as
+// docs/METRICS.md defines. Its types carry lowerCamelCase JSON tags because they become REST and MCP
+// bodies.
+//
+// The work is split where it is cheapest: ClickHouse de-duplicates and reduces rows to compact
+// facts (per charge, per customer and currency, per currency), and Go evaluates the billing rules
+// of METRICS 2 over those facts (billing.go), so that the rules have one implementation whatever
+// read path fed them. Every read is scoped to one workspace and its covered apps.
+package reporting
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+)
+
+// Conn is the part of a ClickHouse connection the store needs.
+type Conn interface {
+	Query(ctx context.Context, query string, args ...any) (driver.Rows, error)
+	QueryRow(ctx context.Context, query string, args ...any) driver.Row
+}
+
+var _ Conn = (driver.Conn)(nil)
+
+// Errors the query edge maps to statuses.
+var (
+	// ErrNotFound: an unknown metric, or a customer that is not in the covered apps.
+	ErrNotFound = errors.New("not found in this workspace")
+	// ErrInvalid: a request the store refuses before reading (a 400).
+	ErrInvalid = errors.New("invalid request")
+)
+
+// AmbiguousError is a shop domain that names customers in several covered apps (a 409): the caller
+// retries with one of the IDs.
+type AmbiguousError struct {
+	Domain      string
+	CustomerIDs []string
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("the shop domain %q matches customers in several apps (%s); retry with a customer ID",
+		e.Domain, strings.Join(e.CustomerIDs, ", "))
+}
+
+// Scope is what a request may read: one workspace and, within it, the covered apps (the selected
+// apps, or the one named by appId).
+type Scope struct {
+	WorkspaceID string
+	AppIDs      []string
+}
+
+// apps binds the app filter as `app_id IN ?`: a tuple literal, which uses the primary key on every
+// ClickHouse version. A scope without an app binds one empty ID, which no row has.
+func (sc Scope) apps() clickhouse.GroupSet {
+	ids := sc.AppIDs
+	if len(ids) == 0 {
+		ids = []string{""}
+	}
+	vals := make([]any, len(ids))
+	for i, id := range ids {
+		vals[i] = id
+	}
+	return clickhouse.GroupSet{Value: vals}
+}
+
+// CustomerScope selects the customers whose rows enter aggregates (METRICS 1.3).
+type CustomerScope string
+
+const (
+	ScopeIncluded CustomerScope = "included"
+	ScopeExcluded CustomerScope = "excluded"
+	ScopeAll      CustomerScope = "all"
+)
+
+// ParseCustomerScope reads the customerScope parameter; "" is the default, included.
+func ParseCustomerScope(s string) (CustomerScope, error) {
+	switch CustomerScope(s) {
+	case "":
+		return ScopeIncluded, nil
+	case ScopeIncluded, ScopeExcluded, ScopeAll:
+		return CustomerScope(s), nil
+	}
+	return "", fmt.Errorf("%w: customerScope must be one of included, excluded, all", ErrInvalid)
+}
+
+// admits reports whether a customer with the given exclusion flag is in the scope.
+func (cs CustomerScope) admits(excluded bool) bool {
+	switch cs {
+	case ScopeExcluded:
+		return excluded
+	case ScopeAll:
+		return true
+	}
+	return !excluded
+}
+
+// Store reads reporting data. It never writes.
+type Store struct {
+	conn Conn
+	log  *slog.Logger
+	now  func() time.Time
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithLogger logs reads that degrade a response instead of failing it (usage activity).
+func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.log = l } }
+
+// WithClock replaces time.Now (tests).
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// New returns a store over conn.
+func New(conn Conn, opts ...Option) *Store {
+	s := &Store{conn: conn, log: slog.New(slog.NewTextHandler(io.Discard, nil)), now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// epoch binds an instant as whole seconds for toDateTime(?): unambiguous whatever the server's
+// time zone, on every ClickHouse version.
+func epoch(t time.Time) int64 { return t.Unix() }
+
+// unix reads an epoch-seconds column; 0 (SQL null mapped by ifNull, or no matching row) is zero.
+func unix(v uint32) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.Unix(int64(v), 0).UTC()
+}
+
+// customerKey identifies a customer: one (app, shop) install relationship.
+type customerKey struct{ AppID, CustomerID string }
+
+// chargeKey identifies a charge.
+type chargeKey struct{ AppID, ChargeID string }
+
+// customerIDs binds the customer IDs of a set of customers as `customer_id IN (?)`.
+func customerIDs(keys []customerKey) []clickhouse.GroupSet {
+	set := make([]clickhouse.GroupSet, len(keys))
+	for i, k := range keys {
+		set[i] = clickhouse.GroupSet{Value: []any{k.CustomerID}}
+	}
+	return set
+}
+
+// pairs binds a set of customers as `(app_id, customer_id) IN (?)`.
+func pairs(keys []customerKey) []clickhouse.GroupSet {
+	set := make([]clickhouse.GroupSet, len(keys))
+	for i, k := range keys {
+		set[i] = clickhouse.GroupSet{Value: []any{k.AppID, k.CustomerID}}
+	}
+	return set
+}
+
+// stmt composes a query from constant fragments and their arguments, in order.
+type stmt struct {
+	b    strings.Builder
+	args []any
+}
+
+func (s *stmt) add(fragment string, args ...any) *stmt {
+	s.b.WriteString(fragment)
+	s.args = append(s.args, args...)
+	return s
+}
+
+func (s *stmt) query() (string, []any) { return s.b.String(), s.args }
+
+// scopeFilter appends the customerScope condition on (app_id, customer_id) of the rows of a query,
+// with its own arguments (METRICS 1.3: a row without a customer row counts as included).
+func scopeFilter(s *stmt, cs CustomerScope, ws string, sc Scope) {
+	switch cs {
+	case ScopeIncluded:
+		s.add(andNotExcluded, ws, sc.apps(), ws, ws)
+	case ScopeExcluded:
+		s.add(andExcluded, ws, sc.apps(), ws, ws)
+	}
+}
+
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
