@@ -32,12 +32,6 @@ var undocumented = map[string]string{
 	"/api/mcp": "the MCP endpoint speaks JSON-RPC over Streamable HTTP; its tools describe themselves",
 }
 
-// pendingRoutes are described routes whose handlers are still being written ("GET /api/v1/{}"
-// form): while one is not registered, the route-set test only reports it and the response test skips
-// its requests; once registered, both check it like every other route. Empty when every described
-// route has landed.
-var pendingRoutes = map[string]bool{}
-
 // routeKey is "METHOD /path" with every path parameter written {}, so that gin's :id and the
 // description's {id} compare equal whatever the parameter is called.
 func routeKey(method, path string) string {
@@ -100,8 +94,7 @@ func loadDoc(t testing.TB) *openapi3.T {
 }
 
 // TestOpenAPIDescribesEveryRoute: every route the engines register under the documented prefixes is
-// in the description, and every described operation is registered (except pending ones, which are
-// reported until their handlers land).
+// in the description, and every described operation is registered.
 func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	doc := loadDoc(t)
 	registered, documented := registeredRoutes(t), documentedRoutes(t, doc)
@@ -111,17 +104,8 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 		}
 	}
 	for _, k := range sortedKeys(documented) {
-		switch {
-		case registered[k]:
-		case pendingRoutes[k]:
-			t.Logf("described route %s is not registered yet (pending)", k)
-		default:
+		if !registered[k] {
 			t.Errorf("route %s is described in query/openapi/openapi.yaml but no handler is registered", k)
-		}
-	}
-	for k := range pendingRoutes {
-		if !documented[k] {
-			t.Errorf("pending route %s is not described", k)
 		}
 	}
 }

@@ -4,8 +4,11 @@
 package adminapi
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -95,6 +98,22 @@ func (a *API) fail(c *gin.Context, err error) {
 
 func bind(c *gin.Context, v any) error {
 	if err := c.ShouldBindJSON(v); err != nil {
+		return errors.Join(errBadRequest, errors.New("request body is not valid JSON for this operation: "+err.Error()))
+	}
+	return nil
+}
+
+// bindOptional is bind for operations whose body may be absent: an empty body, whatever its
+// transfer encoding (a chunked request has no Content-Length), leaves v at its zero value.
+func bindOptional(c *gin.Context, v any) error {
+	body, err := io.ReadAll(io.LimitReader(c.Request.Body, 1<<20))
+	if err != nil {
+		return errors.Join(errBadRequest, errors.New("request body could not be read"))
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(body, v); err != nil {
 		return errors.Join(errBadRequest, errors.New("request body is not valid JSON for this operation: "+err.Error()))
 	}
 	return nil

@@ -39,11 +39,9 @@ type startRunsRequest struct {
 // 409 when every requested app already has a run in flight.
 func (h syncHandlers) startRuns(c *gin.Context) {
 	var req startRunsRequest
-	if c.Request.ContentLength != 0 {
-		if err := bind(c, &req); err != nil {
-			h.fail(c, err)
-			return
-		}
+	if err := bindOptional(c, &req); err != nil {
+		h.fail(c, err)
+		return
 	}
 	caller := authn.From(c)
 	var apps []string

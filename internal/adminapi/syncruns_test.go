@@ -3,6 +3,8 @@ package adminapi_test
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -50,6 +52,14 @@ func TestSyncRunsOverHTTP(t *testing.T) {
 	status, body = f.call(t, "POST", path, f.admin, nil) // every selected app: app-1 only, in flight
 	if status != 409 || body["error"] != "conflict" || !strings.Contains(body["message"].(string), "already running") {
 		t.Fatalf("while running: %d %v", status, body)
+	}
+	// An empty body sent chunked (no Content-Length) is no body, not bad JSON.
+	req, _ := http.NewRequest("POST", f.srv.URL+path, io.MultiReader(strings.NewReader("")))
+	req.Header.Set("Authorization", "Bearer "+f.admin)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 409 {
+		t.Fatalf("chunked empty body while running: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
 	}
 	status, body = f.call(t, "GET", path, f.admin, nil)
 	if status != 200 || len(body["runs"].([]any)) != 1 || body["runs"].([]any)[0].(map[string]any)["status"] != "running" {
