@@ -177,14 +177,19 @@ func TestSessionizeReplayIsDeterministic(t *testing.T) {
 	backlog := setup(t)
 	backlog.produceBrowser(t, evs...)
 	stop := startService(t, backlog)
-	eventually(t, "the backlog", func() bool { return len(eventSessions(t, backlog)) == len(evs) })
+	// Events and their sessions land in separate inserts of one batch: wait for both.
+	eventually(t, "the backlog", func() bool {
+		return len(eventSessions(t, backlog)) == len(evs) && int(totalEvents(storedSessions(t, backlog))) == len(evs)
+	})
 	stop()
 
 	trickle := setup(t)
 	stop = startService(t, trickle)
 	for i, ev := range evs {
 		trickle.produceBrowser(t, ev)
-		eventually(t, "the event", func() bool { return len(eventSessions(t, trickle)) == i+1 })
+		eventually(t, "the event", func() bool {
+			return len(eventSessions(t, trickle)) == i+1 && int(totalEvents(storedSessions(t, trickle))) == i+1
+		})
 	}
 	stop()
 
