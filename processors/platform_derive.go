@@ -153,6 +153,7 @@ func (d *PlatformDeriver) deriveCustomers(ctx context.Context, keys []rowKey, ve
 		}
 		c.Version = ver
 		custs = append(custs, c)
+		attachStates(chs, events[k])
 		for _, ch := range chs {
 			ch.Version = ver
 			charges = append(charges, ch)
@@ -261,13 +262,13 @@ func (d *PlatformDeriver) readCharges(ctx context.Context, keys []rowKey) ([]cha
 	var out []chargeRow
 	for rows.Next() {
 		var c chargeRow
-		var test uint8
+		var test, derived uint8
 		if err := rows.Scan(&c.WorkspaceID, &c.AppID, &c.ChargeID, &c.CustomerID, &c.Kind, &c.Name, &c.AmountCents, &c.Currency,
 			&c.BillingInterval, &c.Status, &test, &c.TrialDays, &c.CappedAmountCents, &c.AcceptedAt, &c.ActivatedAt, &c.EndedAt,
-			&c.BillingOn, &c.EndReason); err != nil {
+			&c.BillingOn, &c.EndReason, &c.StateEvents, &c.CustomerUninstalls, &derived); err != nil {
 			return nil, fmt.Errorf("read charges: %w", err)
 		}
-		c.Test = test == 1
+		c.Test, c.StatesDerived = test == 1, derived == 1
 		if asked[rowKey{c.WorkspaceID, c.AppID, c.ChargeID}] {
 			out = append(out, c)
 		}
@@ -287,7 +288,15 @@ func (d *PlatformDeriver) version() uint64 {
 func chargeRowValues(c chargeRow) []any {
 	return []any{c.WorkspaceID, c.AppID, c.ChargeID, c.CustomerID, c.Kind, c.Name, c.AmountCents, c.Currency,
 		c.BillingInterval, c.Status, boolByte(c.Test), c.TrialDays, c.CappedAmountCents, c.AcceptedAt, c.ActivatedAt,
-		c.EndedAt, c.BillingOn, c.EndReason, c.Version}
+		c.EndedAt, c.BillingOn, c.EndReason, nonNil(c.StateEvents), nonNil(c.CustomerUninstalls), boolByte(c.StatesDerived), c.Version}
+}
+
+// nonNil gives the driver an empty array rather than a nil slice.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 func customerRowValues(c customerRow) []any {

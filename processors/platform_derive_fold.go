@@ -81,7 +81,11 @@ type chargeRow struct {
 	AcceptedAt, ActivatedAt, EndedAt         *time.Time
 	BillingOn                                *time.Time
 	EndReason                                string
-	Version                                  uint64
+	// StateEvents, CustomerUninstalls: see attachStates. StatesDerived says they were set.
+	StateEvents        []uint64
+	CustomerUninstalls []time.Time
+	StatesDerived      bool
+	Version            uint64
 }
 
 // customerRow is one platform_customers row. Country, plan, tags and store classification are

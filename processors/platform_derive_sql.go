@@ -34,7 +34,7 @@ GROUP BY workspace_id, app_id, charge_id`
 	// ClickHouse merged their parts yet.
 	selectLatestCharges = `SELECT workspace_id, app_id, charge_id, customer_id, toString(kind), name, amount_cents, currency,
 toString(billing_interval), status, test, trial_days, capped_amount_cents, accepted_at, activated_at, ended_at, billing_on,
-end_reason
+end_reason, state_events, customer_uninstalls, states_derived
 FROM platform_charges
 WHERE workspace_id IN (?) AND app_id IN (?) AND charge_id IN (?)
 ORDER BY version DESC
@@ -42,7 +42,7 @@ LIMIT 1 BY workspace_id, app_id, charge_id`
 
 	insertPlatformCharges = `INSERT INTO platform_charges (workspace_id, app_id, charge_id, customer_id, kind, name,
 amount_cents, currency, billing_interval, status, test, trial_days, capped_amount_cents, accepted_at, activated_at, ended_at,
-billing_on, end_reason, version)`
+billing_on, end_reason, state_events, customer_uninstalls, states_derived, version)`
 
 	insertPlatformCustomers = `INSERT INTO platform_customers (workspace_id, app_id, customer_id, public_id, shop_id,
 shop_domain, shop_name, status, country, plan, tags, store_classification, report_excluded, first_installed_at,

@@ -154,6 +154,21 @@ func (ps Payments) last(cur string) time.Time {
 	return time.Time{}
 }
 
+// with is ps with t as cur's latest payment when it is later than the one ps has (a zero t adds
+// nothing).
+func (ps Payments) with(cur string, t time.Time) Payments {
+	if t.IsZero() {
+		return ps
+	}
+	for i := range ps {
+		if ps[i].Currency == cur {
+			ps[i].At = latest(ps[i].At, t)
+			return ps
+		}
+	}
+	return append(ps, Payment{Currency: cur, At: t})
+}
+
 // State of a subscription charge on a date.
 type State uint8
 
@@ -290,11 +305,13 @@ type Evaluation struct {
 }
 
 // Evaluate runs the checks of METRICS 2.4 in order on date d; the first that applies decides.
-func Evaluate(d Date, b CustomerBilling) Evaluation { return evaluate(d, b, true) }
+func Evaluate(d Date, b CustomerBilling) Evaluation { return evaluate(d, b, true, nil) }
 
 // evaluate is Evaluate; without explain it leaves Reason empty, which the aggregates never read
-// (formatting a sentence per customer and date would be most of their Go time).
-func evaluate(d Date, b CustomerBilling, explain bool) Evaluation {
+// (formatting a sentence per customer and date would be most of their Go time). The charges'
+// states go in scratch when it is large enough (the aggregates reuse one per date), so an
+// Evaluation is only valid until scratch is reused.
+func evaluate(d Date, b CustomerBilling, explain bool, scratch []ChargeOn) Evaluation {
 	end := d.End()
 	reason := func(format string, a ...any) string {
 		if !explain {
@@ -305,7 +322,10 @@ func evaluate(d Date, b CustomerBilling, explain bool) Evaluation {
 	if len(b.Charges) == 0 {
 		return Evaluation{Reason: reason("not paying: no subscription charge")}
 	}
-	ev := Evaluation{NonTest: make([]ChargeOn, 0, len(b.Charges))}
+	if cap(scratch) < len(b.Charges) {
+		scratch = make([]ChargeOn, 0, len(b.Charges))
+	}
+	ev := Evaluation{NonTest: scratch[:0]}
 	for i := range b.Charges {
 		f := &b.Charges[i]
 		if f.Test {
@@ -317,13 +337,18 @@ func evaluate(d Date, b CustomerBilling, explain bool) Evaluation {
 		ev.Reason = reason("not paying: only test charges")
 		return ev
 	}
-	var inEffect []*ChargeOn
+	// The charge in effect: the active or frozen one with the newest activation (the first of
+	// equals, as slices.MaxFunc).
 	for i := range ev.NonTest {
-		if s := ev.NonTest[i].State.State; s == StateActive || s == StateFrozen {
-			inEffect = append(inEffect, &ev.NonTest[i])
+		c := &ev.NonTest[i]
+		if s := c.State.State; s != StateActive && s != StateFrozen {
+			continue
+		}
+		if ev.InEffect == nil || cmp.Or(c.Facts.activation().Compare(ev.InEffect.Facts.activation()), strings.Compare(c.Facts.ID, ev.InEffect.Facts.ID)) > 0 {
+			ev.InEffect = c
 		}
 	}
-	if len(inEffect) == 0 {
+	if ev.InEffect == nil {
 		newest := slices.MaxFunc(ev.NonTest, func(a, b ChargeOn) int {
 			return cmp.Or(a.Facts.acceptedOrActivated().Compare(b.Facts.acceptedOrActivated()), strings.Compare(a.Facts.ID, b.Facts.ID))
 		})
@@ -341,9 +366,6 @@ func evaluate(d Date, b CustomerBilling, explain bool) Evaluation {
 		ev.Reason = reason("not paying: subscription ended on %s (%s)", DateOf(last.State.Since), last.State.Cause)
 		return ev
 	}
-	ev.InEffect = slices.MaxFunc(inEffect, func(a, b *ChargeOn) int {
-		return cmp.Or(a.Facts.activation().Compare(b.Facts.activation()), strings.Compare(a.Facts.ID, b.Facts.ID))
-	})
 	c := ev.InEffect.Facts
 	if ev.InEffect.State.State == StateFrozen {
 		if ev.InEffect.State.Since.IsZero() {

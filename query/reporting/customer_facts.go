@@ -3,6 +3,7 @@ package reporting
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -18,7 +19,7 @@ type customerRow struct {
 	Excluded                                          bool
 }
 
-func (r customerRow) key() customerKey { return customerKey{r.AppID, r.CustomerID} }
+func (r customerRow) key() string { return r.PublicID }
 
 // eventRow is one lifecycle event of a customer.
 type eventRow struct {
@@ -68,34 +69,51 @@ type usageChargeFacts struct {
 	LastAt30 time.Time
 }
 
-// customerFacts are the rows of a set of customers and their reductions on one reporting date D.
-type customerFacts struct {
-	charges      map[customerKey][]*Charge // every charge, all kinds
-	events       map[customerKey][]eventRow
-	txs          map[customerKey][]txRow
-	chargeEvents map[chargeKey]chargeEventFacts
-	summary      map[customerKey]eventSummary
-	tx           map[customerKey]map[string]*txFacts
-	usageCharges map[customerKey]map[string]usageChargeFacts
-	usageEvents  map[customerKey]time.Time
+// chargeEventFacts are a charge's last state event before end(D), and its first activation.
+type chargeEventFacts struct {
+	LastA          Event
+	FirstActivated time.Time
 }
 
-// loadCustomerFacts reads the rows of the given customers (of the covered apps) concurrently and
-// reduces them on date d.
-func (s *Store) loadCustomerFacts(ctx context.Context, sc Scope, keys []customerKey, d Date) (*customerFacts, error) {
+// chargeKey is one customer's charge.
+type chargeKey struct{ PublicID, ChargeID string }
+
+// customerFacts are the rows of a set of customers and their reductions on one reporting date D,
+// by public ID.
+type customerFacts struct {
+	charges      map[string][]*Charge // every charge, all kinds
+	events       map[string][]eventRow
+	txs          map[string][]txRow
+	chargeEvents map[chargeKey]chargeEventFacts
+	summary      map[string]eventSummary
+	tx           map[string]map[string]*txFacts
+	usageCharges map[string]map[string]usageChargeFacts
+	usageEvents  map[string]time.Time
+}
+
+// pageArgs binds a set of customers as andPageCustomers does: the bounds of their key range, then
+// the set.
+func pageArgs(ids []string) []any {
+	sorted := slices.Sorted(slices.Values(ids))
+	return []any{sorted[0], sorted[len(sorted)-1], idSet(sorted)}
+}
+
+// loadCustomerFacts reads the rows of the given customers (public IDs, of the covered apps)
+// concurrently and reduces them on date d.
+func (s *Store) loadCustomerFacts(ctx context.Context, sc Scope, ids []string, d Date) (*customerFacts, error) {
 	f := &customerFacts{}
-	if len(keys) == 0 {
+	if len(ids) == 0 {
 		return f, nil
 	}
-	ids, set := customerIDs(keys), pairs(keys)
-	var usageCharges map[customerKey][]usageChargeRow
+	page := pageArgs(ids)
+	var usageCharges map[string][]usageChargeRow
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { f.charges, err = s.readCustomerCharges(gctx, sc, ids, set); return })
-	g.Go(func() (err error) { f.events, err = s.readCustomerEvents(gctx, sc, ids, set); return })
-	g.Go(func() (err error) { f.txs, err = s.readCustomerTransactions(gctx, sc, ids, set); return })
-	g.Go(func() (err error) { usageCharges, err = s.readCustomerUsageCharges(gctx, sc, ids, set); return })
+	g.Go(func() (err error) { f.charges, err = s.readCustomerCharges(gctx, sc, page); return })
+	g.Go(func() (err error) { f.events, err = s.readCustomerEvents(gctx, sc, page); return })
+	g.Go(func() (err error) { f.txs, err = s.readCustomerTransactions(gctx, sc, page); return })
+	g.Go(func() (err error) { usageCharges, err = s.readCustomerUsageCharges(gctx, sc, page); return })
 	g.Go(func() (err error) {
-		f.usageEvents, err = s.readCustomerUsageEvents(gctx, sc, ids, set, d.End())
+		f.usageEvents, err = s.readCustomerUsageEvents(gctx, sc, page, d.End())
 		return
 	})
 	if err := g.Wait(); err != nil {
@@ -105,48 +123,48 @@ func (s *Store) loadCustomerFacts(ctx context.Context, sc Scope, keys []customer
 	return f, nil
 }
 
-func (s *Store) readCustomerCharges(ctx context.Context, sc Scope, ids, set any) (map[customerKey][]*Charge, error) {
-	rows, err := s.conn.Query(ctx, selectCustomerCharges, sc.WorkspaceID, sc.apps(), ids, set)
+func (s *Store) readCustomerCharges(ctx context.Context, sc Scope, page []any) (map[string][]*Charge, error) {
+	rows, err := s.conn.Query(ctx, selectCustomerCharges, append([]any{sc.WorkspaceID, sc.apps()}, page...)...)
 	if err != nil {
 		return nil, fmt.Errorf("read customer charges: %w", err)
 	}
 	defer rows.Close()
-	out := map[customerKey][]*Charge{}
+	out := map[string][]*Charge{}
 	for rows.Next() {
 		var (
 			c                          Charge
+			k                          string
 			test                       uint8
 			trial                      uint16
 			accepted, activated, ended uint32
 		)
-		if err := rows.Scan(&c.AppID, &c.ID, &c.CustomerID, &c.Kind, &c.Name, &c.AmountCents, &c.Currency, &c.Interval, &c.Status,
+		if err := rows.Scan(&k, &c.ID, &c.Kind, &c.Name, &c.AmountCents, &c.Currency, &c.Interval, &c.Status,
 			&c.EndReason, &test, &trial, &accepted, &activated, &ended); err != nil {
 			return nil, fmt.Errorf("read customer charges: %w", err)
 		}
 		c.Test, c.TrialDays = test == 1, int(trial)
 		c.AcceptedAt, c.ActivatedAt, c.EndedAt = unix(accepted), unix(activated), unix(ended)
-		k := customerKey{c.AppID, c.CustomerID}
 		out[k] = append(out[k], &c)
 	}
 	return out, rows.Err()
 }
 
-func (s *Store) readCustomerEvents(ctx context.Context, sc Scope, ids, set any) (map[customerKey][]eventRow, error) {
-	rows, err := s.conn.Query(ctx, selectCustomerEvents, sc.WorkspaceID, sc.apps(), ids, set)
+func (s *Store) readCustomerEvents(ctx context.Context, sc Scope, page []any) (map[string][]eventRow, error) {
+	rows, err := s.conn.Query(ctx, selectCustomerEvents, append([]any{sc.WorkspaceID, sc.apps()}, page...)...)
 	if err != nil {
 		return nil, fmt.Errorf("read customer events: %w", err)
 	}
 	defer rows.Close()
-	out := map[customerKey][]eventRow{}
+	out := map[string][]eventRow{}
 	for rows.Next() {
 		var (
-			k         customerKey
+			k         string
 			e         eventRow
 			at        uint32
 			amount    int64
 			hasAmount uint8
 		)
-		if err := rows.Scan(&k.AppID, &k.CustomerID, &e.Key, &e.Type, &at, &e.ChargeID, &e.ChargeName, &amount, &hasAmount, &e.Currency,
+		if err := rows.Scan(&k, &e.Key, &e.Type, &at, &e.ChargeID, &e.ChargeName, &amount, &hasAmount, &e.Currency,
 			&e.Reason, &e.Description); err != nil {
 			return nil, fmt.Errorf("read customer events: %w", err)
 		}
@@ -159,20 +177,20 @@ func (s *Store) readCustomerEvents(ctx context.Context, sc Scope, ids, set any) 
 	return out, rows.Err()
 }
 
-func (s *Store) readCustomerTransactions(ctx context.Context, sc Scope, ids, set any) (map[customerKey][]txRow, error) {
-	rows, err := s.conn.Query(ctx, selectCustomerTransactions, sc.WorkspaceID, sc.apps(), ids, set)
+func (s *Store) readCustomerTransactions(ctx context.Context, sc Scope, page []any) (map[string][]txRow, error) {
+	rows, err := s.conn.Query(ctx, selectCustomerTransactions, append([]any{sc.WorkspaceID, sc.apps()}, page...)...)
 	if err != nil {
 		return nil, fmt.Errorf("read customer transactions: %w", err)
 	}
 	defer rows.Close()
-	out := map[customerKey][]txRow{}
+	out := map[string][]txRow{}
 	for rows.Next() {
 		var (
-			k  customerKey
+			k  string
 			t  txRow
 			at uint32
 		)
-		if err := rows.Scan(&k.AppID, &k.CustomerID, &t.ID, &t.Type, &at, &t.Currency, &t.Gross, &t.Fee, &t.Net, &t.Interval); err != nil {
+		if err := rows.Scan(&k, &t.ID, &t.Type, &at, &t.Currency, &t.Gross, &t.Fee, &t.Net, &t.Interval); err != nil {
 			return nil, fmt.Errorf("read customer transactions: %w", err)
 		}
 		t.At = unix(at)
@@ -181,22 +199,23 @@ func (s *Store) readCustomerTransactions(ctx context.Context, sc Scope, ids, set
 	return out, rows.Err()
 }
 
-func (s *Store) readCustomerUsageCharges(ctx context.Context, sc Scope, ids, set any) (map[customerKey][]usageChargeRow, error) {
-	rows, err := s.conn.Query(ctx, selectCustomerUsageCharges, sc.WorkspaceID, sc.apps(), ids, set, sc.WorkspaceID, sc.apps())
+func (s *Store) readCustomerUsageCharges(ctx context.Context, sc Scope, page []any) (map[string][]usageChargeRow, error) {
+	args := append(append([]any{sc.WorkspaceID, sc.apps()}, page...), sc.WorkspaceID, sc.apps())
+	rows, err := s.conn.Query(ctx, selectCustomerUsageCharges, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read customer usage charges: %w", err)
 	}
 	defer rows.Close()
-	out := map[customerKey][]usageChargeRow{}
+	out := map[string][]usageChargeRow{}
 	for rows.Next() {
 		var (
-			k      customerKey
+			k      string
 			id     string
 			u      usageChargeRow
 			at     uint32
 			amount int64
 		)
-		if err := rows.Scan(&k.AppID, &k.CustomerID, &id, &u.Currency, &amount, &at); err != nil {
+		if err := rows.Scan(&k, &id, &u.Currency, &amount, &at); err != nil {
 			return nil, fmt.Errorf("read customer usage charges: %w", err)
 		}
 		u.Amount, u.At = amount, unix(at)
@@ -205,19 +224,19 @@ func (s *Store) readCustomerUsageCharges(ctx context.Context, sc Scope, ids, set
 	return out, rows.Err()
 }
 
-func (s *Store) readCustomerUsageEvents(ctx context.Context, sc Scope, ids, set any, end time.Time) (map[customerKey]time.Time, error) {
-	rows, err := s.conn.Query(ctx, selectCustomerUsageEventFacts, epoch(end), sc.WorkspaceID, sc.apps(), ids, set)
+func (s *Store) readCustomerUsageEvents(ctx context.Context, sc Scope, page []any, end time.Time) (map[string]time.Time, error) {
+	rows, err := s.conn.Query(ctx, selectCustomerUsageEventFacts, append([]any{epoch(end), sc.WorkspaceID, sc.apps()}, page...)...)
 	if err != nil {
 		return nil, fmt.Errorf("read customer usage events: %w", err)
 	}
 	defer rows.Close()
-	out := map[customerKey]time.Time{}
+	out := map[string]time.Time{}
 	for rows.Next() {
 		var (
-			k    customerKey
+			k    string
 			last uint32
 		)
-		if err := rows.Scan(&k.AppID, &k.CustomerID, &last); err != nil {
+		if err := rows.Scan(&k, &last); err != nil {
 			return nil, fmt.Errorf("read customer usage events: %w", err)
 		}
 		out[k] = unix(last)
@@ -227,9 +246,9 @@ func (s *Store) readCustomerUsageEvents(ctx context.Context, sc Scope, ids, set 
 
 // reduce computes, on date d, what the customer fields need from the rows: the charge-state events
 // (METRICS 2.1), the relationship history, the transaction sums and the usage charges.
-func (f *customerFacts) reduce(d Date, usageCharges map[customerKey][]usageChargeRow) {
+func (f *customerFacts) reduce(d Date, usageCharges map[string][]usageChargeRow) {
 	end, from30 := d.End(), d.AddDays(-29).Start()
-	f.chargeEvents, f.summary = map[chargeKey]chargeEventFacts{}, map[customerKey]eventSummary{}
+	f.chargeEvents, f.summary = map[chargeKey]chargeEventFacts{}, map[string]eventSummary{}
 	for k, evs := range f.events {
 		var s eventSummary
 		for _, e := range evs {
@@ -239,7 +258,7 @@ func (f *customerFacts) reduce(d Date, usageCharges map[customerKey][]usageCharg
 				s.LastAt = latest(s.LastAt, e.At)
 			}
 			if kind, ok := chargeEventKinds[e.Type]; ok && e.ChargeID != "" {
-				ck := chargeKey{k.AppID, e.ChargeID}
+				ck := chargeKey{k, e.ChargeID}
 				c := f.chargeEvents[ck]
 				if before {
 					c.LastA = later(c.LastA, Event{Kind: kind, At: e.At})
@@ -261,7 +280,7 @@ func (f *customerFacts) reduce(d Date, usageCharges map[customerKey][]usageCharg
 		}
 		f.summary[k] = s
 	}
-	f.tx = map[customerKey]map[string]*txFacts{}
+	f.tx = map[string]map[string]*txFacts{}
 	for k, txs := range f.txs {
 		byCur := map[string]*txFacts{}
 		for _, t := range txs {
@@ -309,7 +328,7 @@ func (f *customerFacts) reduce(d Date, usageCharges map[customerKey][]usageCharg
 		}
 		f.tx[k] = byCur
 	}
-	f.usageCharges = map[customerKey]map[string]usageChargeFacts{}
+	f.usageCharges = map[string]map[string]usageChargeFacts{}
 	for k, us := range usageCharges {
 		byCur := map[string]usageChargeFacts{}
 		for _, u := range us {
@@ -331,7 +350,7 @@ func (f *customerFacts) reduce(d Date, usageCharges map[customerKey][]usageCharg
 }
 
 // billing assembles a customer's billing facts on the facts' date.
-func (f *customerFacts) billing(k customerKey) CustomerBilling {
+func (f *customerFacts) billing(k string) CustomerBilling {
 	b := CustomerBilling{LastUninstall: f.summary[k].LastUninstall}
 	for cur, t := range f.tx[k] {
 		if !t.LastPaid.IsZero() {
@@ -342,7 +361,7 @@ func (f *customerFacts) billing(k customerKey) CustomerBilling {
 		if c.Kind != "subscription" {
 			continue
 		}
-		ev := f.chargeEvents[chargeKey{c.AppID, c.ID}]
+		ev := f.chargeEvents[chargeKey{k, c.ID}]
 		b.Charges = append(b.Charges, ChargeFacts{Charge: c, LastOwn: ev.LastA, FirstActivated: ev.FirstActivated})
 	}
 	return b

@@ -75,15 +75,7 @@ func (s *Store) Customers(ctx context.Context, req ListRequest) (CustomerList, e
 		limit = DefaultCustomerLimit
 	}
 	sc := req.Scope
-	q := new(stmt).add(customerPageHead, sc.WorkspaceID, sc.WorkspaceID, sc.WorkspaceID, sc.apps(), req.Cursor)
-	switch req.CustomerScope {
-	case ScopeIncluded, "":
-		q.add(andIncludedCustomer)
-	case ScopeExcluded:
-		q.add(andExcludedCustomer)
-	}
-	text, args := q.add(customerPageTail, uint64(limit+1)).query()
-	rows, err := s.readCustomerRows(ctx, text, args...)
+	rows, err := s.customerPage(ctx, sc, req.CustomerScope, req.Cursor, limit+1)
 	if err != nil {
 		return CustomerList{}, err
 	}
@@ -93,11 +85,11 @@ func (s *Store) Customers(ctx context.Context, req ListRequest) (CustomerList, e
 		next := rows[limit-1].PublicID
 		out.NextCursor = &next
 	}
-	keys := make([]customerKey, len(rows))
+	ids := make([]string, len(rows))
 	for i, r := range rows {
-		keys[i] = r.key()
+		ids[i] = r.PublicID
 	}
-	facts, err := s.loadCustomerFacts(ctx, sc, keys, req.Range.To)
+	facts, err := s.loadCustomerFacts(ctx, sc, ids, req.Range.To)
 	if err != nil {
 		return CustomerList{}, err
 	}
@@ -106,6 +98,58 @@ func (s *Store) Customers(ctx context.Context, req ListRequest) (CustomerList, e
 		out.Customers = append(out.Customers, c)
 	}
 	return out, nil
+}
+
+// customerPage reads the first n customers after the cursor that the scope admits, in ID order.
+// The excluded ones are found by their domains; otherwise the page's key range is found first from
+// the public IDs alone (a narrow read of the copy's key), then only that range is read with FINAL,
+// and the range grows while the versions or exclusions in it leave the page short.
+func (s *Store) customerPage(ctx context.Context, sc Scope, cs CustomerScope, cursor string, n int) ([]customerRow, error) {
+	ws := sc.WorkspaceID
+	if cs == ScopeExcluded {
+		q := new(stmt).add(customersFinalHead, ws, ws, ws, sc.apps()).add(excludedAfter, cursor, ws, sc.apps(), ws)
+		text, args := q.add(customersFinalTail).add(whereExcluded).add(orderLimitPublic, uint64(n)).query()
+		return s.readCustomerRows(ctx, text, args...)
+	}
+	var out []customerRow
+	for span := 2 * n; ; span *= 2 {
+		ids, err := s.readPageIDs(ctx, sc, cursor, span)
+		if err != nil || len(ids) == 0 {
+			return out, err
+		}
+		last := ids[len(ids)-1]
+		q := new(stmt).add(customersFinalHead, ws, ws, ws, sc.apps()).add(inPageRange, cursor, last).add(customersFinalTail)
+		if cs != ScopeAll {
+			q.add(whereIncluded)
+		}
+		text, args := q.add(orderByPublicID).query()
+		rows, err := s.readCustomerRows(ctx, text, args...)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+		if len(out) >= n || len(ids) < span {
+			return out[:min(n, len(out))], nil
+		}
+		cursor = last
+	}
+}
+
+func (s *Store) readPageIDs(ctx context.Context, sc Scope, cursor string, n int) ([]string, error) {
+	rows, err := s.conn.Query(ctx, selectCustomerPageIDs, sc.WorkspaceID, cursor, sc.apps(), uint64(n))
+	if err != nil {
+		return nil, fmt.Errorf("read customer IDs: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("read customer IDs: %w", err)
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
 }
 
 func (s *Store) readCustomerRows(ctx context.Context, query string, args ...any) ([]customerRow, error) {

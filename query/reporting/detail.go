@@ -127,9 +127,9 @@ func (s *Store) Customer(ctx context.Context, req DetailRequest) (CustomerDetail
 		sync     *syncView
 	)
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { facts, err = s.loadCustomerFacts(gctx, app, []customerKey{r.key()}, d); return })
+	g.Go(func() (err error) { facts, err = s.loadCustomerFacts(gctx, app, []string{r.PublicID}, d); return })
 	g.Go(func() error {
-		activity = s.usageActivity(gctx, app, ScopeAll, []customerKey{r.key()}, window.From.Start(), window.To.End())
+		activity = s.customerUsageActivity(gctx, app, r.PublicID, window.From.Start(), window.To.End())
 		return nil
 	})
 	g.Go(func() (err error) { sync, err = s.readSyncView(gctx, app); return })
@@ -195,7 +195,16 @@ func (s *Store) resolveCustomer(ctx context.Context, sc Scope, ref string) (cust
 	if ref == "" {
 		return customerRow{}, fmt.Errorf("%w: customer %q", ErrNotFound, ref)
 	}
-	rows, err := s.readCustomerRows(ctx, selectCustomerByRef, sc.WorkspaceID, sc.WorkspaceID, sc.WorkspaceID, sc.apps(), ref, strings.ToLower(ref))
+	ws := sc.WorkspaceID
+	q := new(stmt).add(customersFinalHead, ws, ws, ws, sc.apps())
+	if customerIDPattern.MatchString(ref) {
+		q.add(byPublicID, ref).add(customersFinalTail)
+	} else {
+		domain := strings.ToLower(ref)
+		q.add(byDomain, ws, sc.apps(), domain).add(customersFinalTail).add(whereDomainIs, domain)
+	}
+	text, args := q.add(orderByPublicID).query()
+	rows, err := s.readCustomerRows(ctx, text, args...)
 	if err != nil {
 		return customerRow{}, err
 	}
@@ -223,7 +232,7 @@ func (s *Store) resolveCustomer(ctx context.Context, sc Scope, ref string) (cust
 // timeline is the customer's lifecycle events and transactions before end, newest first, at most
 // limit. Ties at one instant: lifecycle events before transactions; charge events in reverse replay
 // order (METRICS 2.1), so an activation is listed before its acceptance; then by ID descending.
-func (f *customerFacts) timeline(k customerKey, end time.Time, limit int) []TimelineEntry {
+func (f *customerFacts) timeline(k string, end time.Time, limit int) []TimelineEntry {
 	out := []TimelineEntry{}
 	for _, e := range f.events[k] {
 		if e.At.Before(end) {

@@ -23,13 +23,22 @@ type recorder struct {
 }
 
 func (r *recorder) Query(ctx context.Context, q string, args ...any) (driver.Rows, error) {
+	r.record(q, args)
+	return r.Conn.Query(ctx, q, args...)
+}
+
+func (r *recorder) QueryRow(ctx context.Context, q string, args ...any) driver.Row {
+	r.record(q, args)
+	return r.Conn.QueryRow(ctx, q, args...)
+}
+
+func (r *recorder) record(q string, args []any) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.queries == nil {
 		r.queries = map[string][]any{}
 	}
 	r.queries[q] = args
-	r.mu.Unlock()
-	return r.Conn.Query(ctx, q, args...)
 }
 
 // env is a migrated database with a store over it and a fixture for workspace "ws".

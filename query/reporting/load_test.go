@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/revtrack/revtrack/internal/bootstrap"
@@ -26,7 +27,8 @@ import (
 // TestSyntheticLoad measures the store on a synthetic workspace of the benchmark's shape (50,000
 // customers over 3 apps and 3 currencies, REPORTING_LOAD_TX transactions over three years) on the
 // local ClickHouse. It runs only with REPORTING_LOAD=1; `make bench-query` is the benchmark of
-// record. Machines here are shared and noisy, so it prints a baseline query beside the timings.
+// record. Machines here are shared and noisy, so it prints a baseline query beside the timings, and
+// ClickHouse's own CPU time per request (docs/REPORTING_PERFORMANCE.md).
 func TestSyntheticLoad(t *testing.T) {
 	if os.Getenv("REPORTING_LOAD") != "1" {
 		t.Skip("set REPORTING_LOAD=1 to run the synthetic load measurement")
@@ -36,7 +38,7 @@ func TestSyntheticLoad(t *testing.T) {
 		tx = v
 	}
 	const customers = 50_000
-	conn := loadDatabase(t, customers, tx)
+	conn, cfg := loadDatabase(t, customers, tx)
 	c := context.Background()
 	var pid string
 	if err := conn.QueryRow(c, "SELECT public_id FROM platform_customers WHERE app_id = 'app-1' AND customer_id = 'gid://shopify/Shop/1000001'").Scan(&pid); err != nil {
@@ -47,10 +49,14 @@ func TestSyntheticLoad(t *testing.T) {
 	}
 
 	rec := &recorder{Conn: conn}
-	s := New(rec, WithClock(reportingtest.Clock))
 	sc := Scope{WorkspaceID: "ws", AppIDs: []string{"app-0", "app-1", "app-2"}}
 	rng := Range{From: MustDate("2026-03-02"), To: MustDate("2026-03-31")}
+	// Each target reads through its own connection, which logs its queries, so that ClickHouse's own
+	// CPU time per request can be read from system.query_log afterwards.
+	s := New(rec, WithClock(reportingtest.Clock))
+	cpu := cpuMeter{t: t, cfg: cfg, run: strconv.FormatInt(time.Now().UnixNano(), 36)}
 	measure := func(name string, n int, f func() error) {
+		rec.Conn = cpu.conn(name)
 		var ds []time.Duration
 		for i := 0; i < n+2; i++ {
 			t0 := time.Now()
@@ -63,10 +69,12 @@ func TestSyntheticLoad(t *testing.T) {
 		}
 		slices.Sort(ds)
 		t.Logf("%-34s p50 %6.1f ms  p90 %6.1f ms  min %6.1f ms", name, ms(ds[len(ds)/2]), ms(ds[len(ds)*9/10]), ms(ds[0]))
+		cpu.targets = append(cpu.targets, name)
+		cpu.requests[name] = n + 2
 	}
 	measure("baseline: count 13 months of tx", 20, func() error {
 		var n uint64
-		return conn.QueryRow(c, `SELECT count() FROM platform_transactions WHERE created_at >= toDateTime('2025-03-01 00:00:00')
+		return s.conn.QueryRow(c, `SELECT count() FROM platform_transactions WHERE created_at >= toDateTime('2025-03-01 00:00:00')
 AND gross_cents > 0`).Scan(&n)
 	})
 	var sum Summary
@@ -94,19 +102,75 @@ AND gross_cents > 0`).Scan(&n)
 		_, err := s.Customer(c, DetailRequest{Scope: sc, Ref: id, Range: rng})
 		return err
 	})
+	cpu.report(conn)
 	dumpQueries(t, rec)
+}
+
+// cpuMeter opens a connection per target whose queries ClickHouse logs under a client name of
+// their own, and reports the server's CPU time (user + system) and rows read per request.
+type cpuMeter struct {
+	t        *testing.T
+	cfg      clickhousex.Config
+	run      string
+	targets  []string
+	requests map[string]int
+}
+
+func (m *cpuMeter) client(target string) string {
+	return "reporting-load-" + m.run + "-" + strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return ' '
+	}, target)), "-")
+}
+
+func (m *cpuMeter) conn(target string) driver.Conn {
+	if m.requests == nil {
+		m.requests = map[string]int{}
+	}
+	conn, err := clickhouse.Open(&clickhouse.Options{
+		Addr:        []string{m.cfg.Addr},
+		Auth:        clickhouse.Auth{Database: m.cfg.Database, Username: m.cfg.Username, Password: m.cfg.Password},
+		Settings:    clickhouse.Settings{"log_queries": 1},
+		ClientInfo:  clickhouse.ClientInfo{Products: []struct{ Name, Version string }{{Name: m.client(target), Version: "1"}}},
+		ReadTimeout: m.cfg.ReadTimeout, MaxOpenConns: m.cfg.MaxOpenConns, MaxIdleConns: min(m.cfg.MaxOpenConns, 4),
+	})
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	m.t.Cleanup(func() { _ = conn.Close() })
+	return conn
+}
+
+func (m *cpuMeter) report(conn driver.Conn) {
+	c := context.Background()
+	_ = conn.Exec(c, "SYSTEM FLUSH LOGS")
+	for _, name := range m.targets {
+		n := m.requests[name]
+		var queries, rows, micros uint64
+		err := conn.QueryRow(c, `SELECT count(), sum(read_rows),
+    sum(ProfileEvents.Values[indexOf(ProfileEvents.Names, 'UserTimeMicroseconds')] + ProfileEvents.Values[indexOf(ProfileEvents.Names, 'SystemTimeMicroseconds')])
+FROM system.query_log WHERE type = 2 AND event_date >= yesterday() AND startsWith(client_name, ?)`, m.client(name)).Scan(&queries, &rows, &micros)
+		if err != nil {
+			m.t.Logf("%s: no query log: %v", name, err)
+			continue
+		}
+		m.t.Logf("%-34s ClickHouse %5.1f ms CPU, %4.1f queries, %9d rows read per request", name, float64(micros)/1000/float64(n),
+			float64(queries)/float64(n), rows/uint64(n))
+	}
 }
 
 // loadDatabase is a migrated database holding the synthetic load. With REPORTING_LOAD_DB it is that
 // database, kept after the test and loaded only when empty, so that queries can be studied with
 // clickhouse-client; otherwise a fresh database dropped at the end.
-func loadDatabase(t *testing.T, customers, tx int) driver.Conn {
+func loadDatabase(t *testing.T, customers, tx int) (driver.Conn, clickhousex.Config) {
 	c := context.Background()
 	name := os.Getenv("REPORTING_LOAD_DB")
 	if name == "" {
-		conn := pipeline.Migrated(t).Conn
-		fillLoad(t, conn, customers, tx)
-		return conn
+		db := pipeline.Migrated(t)
+		fillLoad(t, db.Conn, customers, tx)
+		return db.Conn, db.CH
 	}
 	cfg := testenv.ClickHouseConfig(t) // a scratch database, dropped at the end; ours is named
 	cfg.Database = name
@@ -126,7 +190,7 @@ func loadDatabase(t *testing.T, customers, tx int) driver.Conn {
 	if n == 0 {
 		fillLoad(t, conn, customers, tx)
 	}
-	return conn
+	return conn, cfg
 }
 
 func fillLoad(t *testing.T, conn driver.Conn, customers, tx int) {
@@ -137,7 +201,9 @@ func fillLoad(t *testing.T, conn driver.Conn, customers, tx int) {
 			t.Fatalf("%v\n%s", err, q)
 		}
 	}
-	for _, table := range []string{"platform_transactions", "platform_lifecycle_events", "platform_charges", "platform_customers"} {
+	for _, table := range []string{"platform_transactions", "platform_lifecycle_events", "platform_charges", "platform_customers",
+		"reporting_customers", "reporting_charges", "reporting_events", "reporting_transactions", "reporting_payments",
+		"reporting_usage_transactions", "reporting_usage_charges", "reporting_usage_events"} {
 		if err := conn.Exec(c, "OPTIMIZE TABLE "+table+" FINAL"); err != nil {
 			t.Fatal(err)
 		}
@@ -182,12 +248,6 @@ SELECT 'ws', %[1]s, %[2]s, toString(n), concat('shop', toString(n), '.myshopify.
     if(n %% 10 = 0, 'uninstalled', 'installed'), 0, %[3]s, toDateTime('2026-03-01 00:00:00', 'UTC'), 1,
     concat('cus_', lower(hex(substring(SHA256(concat(%[1]s, '\x1f', %[2]s)), 1, 10))))
 FROM (SELECT number AS n FROM numbers(%[4]d))`, app, shop, t0, customers),
-		fmt.Sprintf(`INSERT INTO platform_charges (workspace_id, app_id, charge_id, customer_id, kind, name, amount_cents, currency,
-billing_interval, status, test, trial_days, accepted_at, activated_at, ended_at, version)
-SELECT 'ws', %[1]s, concat('gid://shopify/AppSubscription/', toString(n * 2 + k)), %[2]s, 'subscription', if(k = 0, 'Basic', 'Pro'),
-    if(k = 0, 1900, if(n %% 10 = 1, 49000, 4900)), %[3]s, '', if(k = 0, 'cancelled', if(n %% 10 = 0, 'cancelled', 'active')), 0, 0,
-    %[4]s + k * 86400 * 200, %[4]s + k * 86400 * 200 + 60, if(k = 0, %[4]s + 86400 * 200, NULL), 1
-FROM (SELECT number AS n, arrayJoin([0, 1]) AS k FROM numbers(%[5]d))`, app, shop, currency, t0, customers),
 		fmt.Sprintf(`INSERT INTO platform_lifecycle_events (workspace_id, app_id, event_key, type, customer_id, shop_domain, occurred_at,
 charge_id, charge_name, currency, synced_at)
 SELECT 'ws', %[1]s, concat(toString(n), '-', toString(k), '-', toString(e)),
@@ -217,6 +277,28 @@ FROM (SELECT intDiv(number, 20) AS n, number %% 20 AS i FROM numbers(%[4]d))`, a
 SELECT 'ws', %[1]s, concat(toString(n), '-', toString(i)), %[2]s, arrayElement(['orders_synced', 'labels_printed'], i %% 2 + 1), 1 + i %% 5,
     toDateTime('2026-01-01 00:00:00', 'UTC') + i * 86400 * 4 + n, now()
 FROM (SELECT intDiv(number, 20) AS n, number %% 20 AS i FROM numbers(%[3]d))`, app, shop, customers*20),
+		// Charges last: they carry their state events and the customer's uninstalls, as the
+		// derivation writes them (migration 0011), read back from the events above.
+		fmt.Sprintf(`INSERT INTO platform_charges (workspace_id, app_id, charge_id, customer_id, kind, name, amount_cents, currency,
+billing_interval, status, test, trial_days, accepted_at, activated_at, ended_at, version, state_events, customer_uninstalls, states_derived)
+SELECT workspace_id, app_id, charge_id, customer_id, kind, name, amount_cents, currency, billing_interval, status, test, trial_days,
+    accepted_at, activated_at, ended_at, version, arraySort(states), arraySort(uninstalls), 1
+FROM (
+    SELECT * FROM (
+        SELECT 'ws' AS workspace_id, %[1]s AS app_id, concat('gid://shopify/AppSubscription/', toString(n * 2 + k)) AS charge_id,
+            %[2]s AS customer_id, 'subscription' AS kind, if(k = 0, 'Basic', 'Pro') AS name, if(k = 0, 1900, if(n %% 10 = 1, 49000, 4900)) AS amount_cents,
+            %[3]s AS currency, '' AS billing_interval, if(k = 0, 'cancelled', if(n %% 10 = 0, 'cancelled', 'active')) AS status, 0 AS test,
+            0 AS trial_days, %[4]s + k * 86400 * 200 AS accepted_at, %[4]s + k * 86400 * 200 + 60 AS activated_at,
+            if(k = 0, %[4]s + 86400 * 200, NULL) AS ended_at, 1 AS version
+        FROM (SELECT number AS n, arrayJoin([0, 1]) AS k FROM numbers(%[5]d))
+    ) ANY LEFT JOIN (
+        SELECT charge_id, groupArray(toUInt64(occurred_at) * 16 + %[6]s) AS states
+        FROM platform_lifecycle_events WHERE workspace_id = 'ws' AND type LIKE 'SUBSCRIPTION_CHARGE_%%' GROUP BY charge_id
+    ) USING charge_id
+) ANY LEFT JOIN (
+    SELECT customer_id, groupArray(occurred_at) AS uninstalls
+    FROM platform_lifecycle_events WHERE workspace_id = 'ws' AND type = 'RELATIONSHIP_UNINSTALLED' GROUP BY customer_id
+) USING customer_id`, app, shop, currency, t0, customers, chargeEventKindSQL),
 		`INSERT INTO sync_cursors (workspace_id, app_id, stream, cursor, window_end, version)
 SELECT 'ws', concat('app-', toString(a)), s, if(endsWith(s, ':start'), 'origin', 'c'),
     if(endsWith(s, ':start'), toDateTime('2023-01-01 00:00:00', 'UTC'), toDateTime('2026-03-31 05:10:00', 'UTC')), 1

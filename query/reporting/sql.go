@@ -7,22 +7,30 @@ package reporting
 // seconds and read back as UInt32 epoch seconds (0 = none), which also keeps Nullable columns out of
 // aggregate functions.
 //
-// De-duplication (every table is a ReplacingMergeTree; a duplicate must never count twice):
-//   - customers and charges (small) are read with FINAL;
-//   - sums are read with FINAL restricted by the partition key to the dates they add up (a month or
-//     two for the default range), which is cheaper than collapsing each ID with GROUP BY, and never
-//     FINAL over a whole large table;
-//   - maxima and minima (the latest payment, the last lifecycle event) read the raw rows: a duplicate
-//     changes neither;
-//   - one customer's rows (the list and the detail) are collapsed with LIMIT 1 BY their ID.
+// Where the rows come from (migration 0011, docs/REPORTING_PERFORMANCE.md): customers, charges,
+// events, transactions and usage are read from the reporting_* copies, ordered by (workspace, app,
+// public customer ID), so that a page of customers or one customer is a few key ranges; the summary
+// reads compact facts (a charge row carries its state events; positive subscription sales; usage
+// sales) and the platform tables partitioned by month where it sums a range (observed usage
+// charges, usage events). A customer is named by its public ID; the summary reads it as the ten
+// bytes behind it (customerKeySQL), which Go keys maps by without allocating.
+//
+// De-duplication (every table is a replacing table; a duplicate must never count twice):
+//   - customers and charges are read with FINAL;
+//   - sums are read with FINAL on tables partitioned by month, restricted by the partition key to
+//     the dates they add up;
+//   - maxima and minima (the latest payment, a customer's last usage event) read the rows as they
+//     are: a duplicate changes neither;
+//   - one customer's rows (the list and the detail) are read by key range and collapsed with
+//     LIMIT 1 BY their ID, or FINAL over that range.
 //
 // Under FINAL, conditions are only on columns that never change between a row's versions (IDs,
-// workspace, app, customer, type, test flags, the row's date), because 18.16 may apply them before
-// the versions are merged.
-//
-// Customer conditions also name customer_id alone (`customer_id IN (?)`): ClickHouse moves that
-// condition to PREWHERE (it never moves one on a primary-key column such as app_id), so only the
-// customer_id column is read in full.
+// workspace, app, customer, kind, type, test flags, the row's date), because 18.16 may apply them
+// before the versions are merged; conditions on the others go in an outer query.
+
+// customerKeySQL is the customer's public ID as its ten hash bytes (schemas.CustomerPublicID is
+// "cus_" and their hex): exact, and scanned into a customerHash without an allocation.
+const customerKeySQL = `toFixedString(unhex(substring(public_id, 5)), 10)`
 
 // excludedPairs are the (shop_domain, app_id) keys a workspace currently excludes (an empty app_id
 // means every app): the latest customer_exclusions row per key decides.
@@ -31,22 +39,34 @@ const excludedPairs = `SELECT shop_domain, app_id FROM (
         FROM customer_exclusions WHERE workspace_id = ? GROUP BY shop_domain, app_id
     ) WHERE is_excluded = 1`
 
-// excludedCustomers are the customers of the covered apps excluded for their domain in their app
-// or in every app.
-const excludedCustomers = `SELECT app_id, customer_id FROM (
-        SELECT app_id, customer_id, shop_domain FROM platform_customers FINAL WHERE workspace_id = ? AND app_id IN ?
-    ) WHERE (shop_domain, app_id) IN (` + excludedPairs + `) OR (shop_domain, '') IN (` + excludedPairs + `)`
+// selectExclusionCount counts the workspace's exclusions in force.
+const selectExclusionCount = `SELECT count() FROM (` + excludedPairs + `)`
 
-// Customer-scope conditions on (app_id, customer_id).
+// isExcludedSQL says whether a customer row's domain is excluded in its app or in every app.
+const isExcludedSQL = `(shop_domain, app_id) IN (` + excludedPairs + `) OR (shop_domain, '') IN (` + excludedPairs + `)`
+
+// selectExcludedCustomers lists the excluded customers of the covered apps: candidates whose domain
+// (in any version) is excluded somewhere, then their latest row decides.
+const selectExcludedCustomers = `SELECT public_id, app_id, customer_id FROM (
+    SELECT public_id, app_id, customer_id, shop_domain FROM reporting_customers FINAL
+    WHERE workspace_id = ? AND app_id IN ? AND public_id IN (
+        SELECT public_id FROM reporting_customers WHERE workspace_id = ? AND app_id IN ? AND shop_domain IN (
+            SELECT shop_domain FROM (` + excludedPairs + `)))
+)
+WHERE ` + isExcludedSQL
+
+// Customer-scope conditions on the (app_id, customer_id) of the platform tables: the excluded
+// customers bound as a set of pairs, or selected again when they are too many to bind.
 const (
 	andNotExcluded = `
-    AND (app_id, customer_id) NOT IN (` + excludedCustomers + `)`
+    AND (app_id, customer_id) NOT IN (?)`
 	andExcluded = `
-    AND (app_id, customer_id) IN (` + excludedCustomers + `)`
+    AND (app_id, customer_id) IN (?)`
+	andNotExcludedQuery = `
+    AND (app_id, customer_id) NOT IN (SELECT app_id, customer_id FROM (` + selectExcludedCustomers + `))`
+	andExcludedQuery = `
+    AND (app_id, customer_id) IN (SELECT app_id, customer_id FROM (` + selectExcludedCustomers + `))`
 )
-
-// selectExcludedCustomers lists the excluded customers (the summary scopes per-customer facts in Go).
-const selectExcludedCustomers = excludedCustomers
 
 // chargeEventKindSQL maps a lifecycle event type to its EventKind number (billing.go), 0 for the
 // types that do not decide a charge's state.
@@ -56,71 +76,93 @@ const chargeEventKindSQL = `transform(type, ['SUBSCRIPTION_CHARGE_ACCEPTED', 'SU
 
 // ---- Summary facts (summary_facts.go): two dates, A = asOf and B = the NRR opening date. ----
 
-// chargeStateEvents reduces the events that decide charge states (METRICS 2.1), per charge: its last
-// state event before end(A) and before end(B) as a key (toUInt64(occurred_at) * 16 + kind, the
-// replay order of step 2), and its first activation.
-const chargeStateEvents = `SELECT app_id, charge_id,
-        maxIf(k, occurred_at < toDateTime(?)) AS last_a,
-        maxIf(k, occurred_at < toDateTime(?)) AS last_b,
-        minIf(toUInt32(occurred_at), kind = 2) AS first_activated
-    FROM (
-        SELECT app_id, charge_id, occurred_at, ` + chargeEventKindSQL + ` AS kind, toUInt64(occurred_at) * 16 + kind AS k
-        FROM platform_lifecycle_events
-        WHERE workspace_id = ? AND app_id IN ?
-            AND type IN ('SUBSCRIPTION_CHARGE_ACCEPTED', 'SUBSCRIPTION_CHARGE_ACTIVATED', 'SUBSCRIPTION_CHARGE_UNFROZEN',
-                'SUBSCRIPTION_CHARGE_FROZEN', 'SUBSCRIPTION_CHARGE_CANCELED', 'SUBSCRIPTION_CHARGE_DECLINED', 'SUBSCRIPTION_CHARGE_EXPIRED')
-    )
-    GROUP BY app_id, charge_id`
-
-// selectSummaryCharges reads the non-test subscription charges of the covered apps, each with its
-// state events joined in ClickHouse (one hash join there instead of one per charge in Go).
-const selectSummaryCharges = `SELECT app_id, customer_id, charge_id, amount_cents, currency, billing, status, end_reason, trial_days,
-    accepted, activated, ended, last_a, last_b, first_activated
+// selectSummaryCharges reads the non-test subscription charges of the covered apps with what
+// decides their states on A and B (METRICS 2.1), computed from the state events and uninstalls the
+// derivation stored on the row (keys toUInt64(occurred_at) * 16 + kind, so the greatest key before
+// end(D) × 16 is the last event before end(D)). Arguments: end(A) × 16, end(B) × 16, end(A), end(B),
+// workspace, apps, then those of summaryCandidates.
+const selectSummaryCharges = `SELECT key, charge_id, amount_cents, currency, annual, frozen, trial_days, accepted, activated, ended,
+    states_derived, last_a, last_b, first_activated, uninstall_a, uninstall_b
 FROM (
-    SELECT app_id, charge_id, customer_id, amount_cents, currency, toString(billing_interval) AS billing, status, end_reason, trial_days,
-        ifNull(toUInt32(accepted_at), 0) AS accepted, ifNull(toUInt32(activated_at), 0) AS activated, ifNull(toUInt32(ended_at), 0) AS ended
-    FROM platform_charges FINAL
+    SELECT ` + customerKeySQL + ` AS key, charge_id, amount_cents, currency, billing_interval = 'annual' AS annual,
+        lower(status) = 'frozen' AS frozen, trial_days, ifNull(toUInt32(accepted_at), 0) AS accepted,
+        ifNull(toUInt32(activated_at), 0) AS activated, ifNull(toUInt32(ended_at), 0) AS ended, states_derived,
+        arrayReduce('max', arrayFilter(k -> k < ?, state_events)) AS last_a,
+        arrayReduce('max', arrayFilter(k -> k < ?, state_events)) AS last_b,
+        toUInt32(intDiv(arrayReduce('min', arrayFilter(k -> k % 16 = 2, state_events)), 16)) AS first_activated,
+        toUInt32(arrayReduce('max', arrayFilter(t -> t < toDateTime(?), customer_uninstalls))) AS uninstall_a,
+        toUInt32(arrayReduce('max', arrayFilter(t -> t < toDateTime(?), customer_uninstalls))) AS uninstall_b
+    FROM reporting_charges FINAL
     WHERE workspace_id = ? AND app_id IN ? AND kind = 'subscription' AND test = 0
-) AS charges ANY LEFT JOIN (
-    ` + chargeStateEvents + `
-) AS state USING (app_id, charge_id)`
+)` + summaryCandidates
 
-// selectUninstalls is each customer's last uninstall before end(A) and before end(B).
-const selectUninstalls = `SELECT app_id, customer_id,
-    maxIf(toUInt32(occurred_at), occurred_at < toDateTime(?)) AS last_a,
-    maxIf(toUInt32(occurred_at), occurred_at < toDateTime(?)) AS last_b
-FROM platform_lifecycle_events
-WHERE workspace_id = ? AND app_id IN ? AND type = 'RELATIONSHIP_UNINSTALLED'
-GROUP BY app_id, customer_id`
+// summaryCandidates keeps the charges that can be active or frozen on A or B (arguments end(A) and
+// end(B) twice each), by the rule of METRICS 2.1: a charge whose own last state event is an
+// acceptance or an ending is neither, one without an event before end(D) is in effect only as its
+// row says (step 4), and one the customer's last uninstall ends (at or after its first activation,
+// later in replay order than its own last event) is ended. The rest cannot change a paying verdict
+// or an amrCents, so Go never sees them; Go still decides the state of those kept. Rows without
+// stored states are all kept: their events are read separately (selectStateFallback).
+const summaryCandidates = `
+WHERE states_derived = 0
+    OR ((last_a % 16 IN (2, 3, 4) OR (last_a = 0 AND activated > 0 AND activated < ? AND (ended = 0 OR ended >= ?)))
+        AND NOT (first_activated > 0 AND uninstall_a >= first_activated AND toUInt64(uninstall_a) * 16 + 8 > last_a))
+    OR ((last_b % 16 IN (2, 3, 4) OR (last_b = 0 AND activated > 0 AND activated < ? AND (ended = 0 OR ended >= ?)))
+        AND NOT (first_activated > 0 AND uninstall_b >= first_activated AND toUInt64(uninstall_b) * 16 + 8 > last_b))`
+
+// selectStateFallback computes, from the lifecycle events, what selectSummaryCharges reads from the
+// row for the customers with a charge row written without its states (states_derived = 0): per
+// charge its last state event before end(A) and end(B) and its first activation, and per customer
+// (” as the charge) its last uninstall (kind 8). Arguments: end(A), end(B), workspace, apps,
+// workspace, apps.
+const selectStateFallback = `SELECT ` + customerKeySQL + ` AS key, charge,
+    maxIf(k, occurred_at < toDateTime(?)) AS last_a,
+    maxIf(k, occurred_at < toDateTime(?)) AS last_b,
+    minIf(toUInt32(occurred_at), kind = 2) AS first_activated
+FROM (
+    SELECT public_id, if(kind = 8, '', charge_id) AS charge, occurred_at, ` + chargeEventKindSQL + ` AS kind,
+        toUInt64(occurred_at) * 16 + kind AS k
+    FROM reporting_events
+    WHERE workspace_id = ? AND app_id IN ?
+        AND type IN ('SUBSCRIPTION_CHARGE_ACCEPTED', 'SUBSCRIPTION_CHARGE_ACTIVATED', 'SUBSCRIPTION_CHARGE_UNFROZEN',
+            'SUBSCRIPTION_CHARGE_FROZEN', 'SUBSCRIPTION_CHARGE_CANCELED', 'SUBSCRIPTION_CHARGE_DECLINED', 'SUBSCRIPTION_CHARGE_EXPIRED',
+            'RELATIONSHIP_UNINSTALLED')
+        AND public_id IN (
+            SELECT public_id FROM reporting_charges
+            WHERE workspace_id = ? AND app_id IN ? AND kind = 'subscription' AND test = 0 AND states_derived = 0)
+)
+GROUP BY public_id, charge`
 
 // selectPaymentFacts reads, per customer and currency, the latest positive subscription payment
-// before end(A) and before end(B) (METRICS 2.3). A 30-day plan's evidence lies in the 45 days
-// before each date, all on or after end(B) − 45 days; only customers with an annual charge need the
-// older rows, back to end(B) − 395 days, so the rest of that year is read for them alone.
-const selectPaymentFacts = `SELECT app_id, customer_id, currency,
+// before end(A) and before end(B) (METRICS 2.3) created in [start, end(A)). Head, then the recent
+// tail (every customer from end(B) − 45 days: every 30-day plan's evidence lies there) or the
+// annual tail (only customers with an annual charge, further back to end(B) − 395 days).
+const (
+	selectPaymentFacts = `SELECT ` + customerKeySQL + ` AS key, currency,
     maxIf(toUInt32(created_at), created_at < toDateTime(?)) AS paid_a,
     maxIf(toUInt32(created_at), created_at < toDateTime(?)) AS paid_b
-FROM platform_transactions
-WHERE workspace_id = ? AND app_id IN ? AND type = 'subscription' AND gross_cents > 0
-    AND created_at >= toDateTime(?) AND created_at < toDateTime(?)
-    AND (created_at >= toDateTime(?) OR customer_id IN (
-        SELECT customer_id FROM platform_charges WHERE workspace_id = ? AND app_id IN ? AND billing_interval = 'annual'))
-GROUP BY app_id, customer_id, currency`
+FROM reporting_payments
+WHERE workspace_id = ? AND app_id IN ? AND created_at >= toDateTime(?) AND created_at < toDateTime(?)`
+	annualPaymentsTail = `
+    AND public_id IN (SELECT public_id FROM reporting_charges WHERE workspace_id = ? AND app_id IN ? AND billing_interval = 'annual')`
+	paymentFactsTail = `
+GROUP BY public_id, currency`
+)
 
 // selectUsageFacts is each customer's usage per currency: gross over the trailing 30 days ending on
 // A (usage MRR, concentration) and gross, net and count over the range (billed usage). FINAL over
 // the partitions of the two windows only.
-const selectUsageFacts = `SELECT app_id, customer_id, currency,
+const selectUsageFacts = `SELECT ` + customerKeySQL + ` AS key, currency,
     sumIf(gross_cents, created_at >= toDateTime(?)) AS trailing_gross,
     sumIf(gross_cents, created_at >= toDateTime(?)) AS range_gross,
     sumIf(net_cents, created_at >= toDateTime(?)) AS range_net,
     countIf(created_at >= toDateTime(?)) AS range_count
-FROM platform_transactions FINAL
-WHERE workspace_id = ? AND app_id IN ? AND type = 'usage' AND created_at >= toDateTime(?) AND created_at < toDateTime(?)
-GROUP BY app_id, customer_id, currency`
+FROM reporting_usage_transactions FINAL
+WHERE workspace_id = ? AND app_id IN ? AND created_at >= toDateTime(?) AND created_at < toDateTime(?)
+GROUP BY public_id, currency`
 
 // testCharges are the covered apps' test charges (test never changes between a charge's versions).
-const testCharges = `SELECT app_id, charge_id FROM platform_charges WHERE workspace_id = ? AND app_id IN ? AND test = 1`
+const testCharges = `SELECT app_id, charge_id FROM reporting_charges WHERE workspace_id = ? AND app_id IN ? AND test = 1`
 
 // Observed usage charges per currency in [from, to): head, scope condition, tail. A usage record
 // carries its own test flag (migration 0009: the partner API links a usage record to no
@@ -134,8 +176,8 @@ WHERE workspace_id = ? AND app_id IN ? AND occurred_at >= toDateTime(?) AND occu
 GROUP BY currency`
 )
 
-// Usage activity (METRICS 4): received usage events that occurred in [from, to), per name. Head,
-// optional customer condition, scope condition, tail.
+// Usage activity (METRICS 4) of the covered apps: received usage events that occurred in [from, to),
+// per name. Head, scope condition, tail.
 const (
 	usageActivityHead = `SELECT name, count() AS events, sum(quantity), max(toUInt32(occurred_at))
 FROM usage_events FINAL
@@ -144,9 +186,6 @@ WHERE workspace_id = ? AND app_id IN ? AND occurred_at >= toDateTime(?) AND occu
 GROUP BY name
 ORDER BY events DESC, name`
 )
-
-// andCustomers restricts a table to a set of customers: by ID alone (PREWHERE) and by (app, ID).
-const andCustomers = ` AND customer_id IN (?) AND (app_id, customer_id) IN (?)`
 
 // ---- Coverage and sync state (coverage.go). ----
 
@@ -174,70 +213,92 @@ GROUP BY app_id`
 
 // ---- Customers (customers.go, detail.go): the rows of a page's customers, reduced in Go. ----
 
-// customersFinal is the latest row of each customer of the covered apps with its exclusion flag.
-const customersFinal = `SELECT app_id, customer_id, public_id, shop_domain, shop_name, status,
-        ifNull(toUInt32(first_installed_at), 0) AS installed, ifNull(toUInt32(last_event_at), 0) AS last_event,
-        (shop_domain, app_id) IN (` + excludedPairs + `) OR (shop_domain, '') IN (` + excludedPairs + `) AS excluded
-    FROM platform_customers FINAL
-    WHERE workspace_id = ? AND app_id IN ?`
+// selectCustomerPageIDs is the first public IDs after the cursor among the covered apps' customer
+// rows, versions included: the key range a page's customers lie in.
+const selectCustomerPageIDs = `SELECT public_id FROM reporting_customers
+WHERE workspace_id = ? AND public_id > ? AND app_id IN ?
+ORDER BY public_id
+LIMIT ?`
 
-// A page of the customer list: head, optional scope condition, tail (cursor, then limit).
+// customersFinal is the latest row of each customer with its exclusion flag: head, then a
+// condition on the public ID (never changes), then customersFinalTail.
 const (
-	customerPageHead = `SELECT app_id, customer_id, public_id, shop_domain, shop_name, status, installed, last_event, excluded
+	customersFinalHead = `SELECT app_id, customer_id, public_id, shop_domain, shop_name, status, installed, last_event, excluded
 FROM (
-    ` + customersFinal + `
+    SELECT app_id, customer_id, public_id, shop_domain, shop_name, status,
+        ifNull(toUInt32(first_installed_at), 0) AS installed, ifNull(toUInt32(last_event_at), 0) AS last_event,
+        ` + isExcludedSQL + ` AS excluded
+    FROM reporting_customers FINAL
+    WHERE workspace_id = ? AND app_id IN ?`
+	customersFinalTail = `
+)`
 )
-WHERE public_id > ?`
-	andIncludedCustomer = ` AND excluded = 0`
-	andExcludedCustomer = ` AND excluded = 1`
-	customerPageTail    = `
+
+// Conditions of customersFinal: a page's key range (after the cursor, up to the last ID the page
+// can reach); the excluded candidates after the cursor; a public ID; the customers of a shop
+// domain (lower case), whatever an older version said.
+const (
+	inPageRange   = ` AND public_id > ? AND public_id <= ?`
+	excludedAfter = ` AND public_id > ? AND public_id IN (SELECT public_id FROM reporting_customers WHERE workspace_id = ? AND app_id IN ? AND shop_domain IN (SELECT shop_domain FROM (` + excludedPairs + `)))`
+	byPublicID    = ` AND public_id = ?`
+	byDomain      = ` AND public_id IN (SELECT public_id FROM reporting_customers WHERE workspace_id = ? AND app_id IN ? AND lower(shop_domain) = ?)`
+	whereDomainIs = `
+WHERE lower(shop_domain) = ?`
+	whereIncluded = `
+WHERE excluded = 0`
+	whereExcluded = `
+WHERE excluded = 1`
+	orderByPublicID = `
+ORDER BY public_id`
+	orderLimitPublic = `
 ORDER BY public_id
 LIMIT ?`
 )
 
-// selectCustomerByRef finds a customer by public ID or by shop domain (lower case).
-const selectCustomerByRef = `SELECT app_id, customer_id, public_id, shop_domain, shop_name, status, installed, last_event, excluded
-FROM (
-    ` + customersFinal + `
-)
-WHERE public_id = ? OR lower(shop_domain) = ?
-ORDER BY public_id
-LIMIT 100`
+// andPageCustomers restricts a reporting copy to a set of customers: their key range (a few
+// granules), then the set itself.
+const andPageCustomers = ` AND public_id >= ? AND public_id <= ? AND public_id IN ?`
 
 // selectCustomerCharges reads every charge (all kinds, test ones too) of a set of customers.
-const selectCustomerCharges = `SELECT app_id, charge_id, customer_id, toString(kind), name, amount_cents, currency,
+const selectCustomerCharges = `SELECT public_id, charge_id, toString(kind), name, amount_cents, currency,
     toString(billing_interval), status, end_reason, test, trial_days, ifNull(toUInt32(accepted_at), 0),
     ifNull(toUInt32(activated_at), 0), ifNull(toUInt32(ended_at), 0)
-FROM platform_charges FINAL
-WHERE workspace_id = ? AND app_id IN ?` + andCustomers
+FROM reporting_charges FINAL
+WHERE workspace_id = ? AND app_id IN ?` + andPageCustomers
 
 // selectCustomerEvents reads a set of customers' lifecycle events, one row per event key (an
 // event's versions differ only in synced_at).
-const selectCustomerEvents = `SELECT app_id, customer_id, event_key, type, toUInt32(occurred_at), charge_id, charge_name,
+const selectCustomerEvents = `SELECT public_id, event_key, type, toUInt32(occurred_at), charge_id, charge_name,
     ifNull(amount_cents, 0), isNotNull(amount_cents), currency, reason, description
-FROM platform_lifecycle_events
-WHERE workspace_id = ? AND app_id IN ?` + andCustomers + `
+FROM reporting_events
+WHERE workspace_id = ? AND app_id IN ?` + andPageCustomers + `
 LIMIT 1 BY app_id, event_key`
 
 // selectCustomerTransactions reads a set of customers' transactions, the latest version of each.
-const selectCustomerTransactions = `SELECT app_id, customer_id, transaction_id, toString(type), toUInt32(created_at), currency,
+const selectCustomerTransactions = `SELECT public_id, transaction_id, toString(type), toUInt32(created_at), currency,
     gross_cents, platform_fee_cents, net_cents, toString(billing_interval)
-FROM platform_transactions
-WHERE workspace_id = ? AND app_id IN ?` + andCustomers + `
+FROM reporting_transactions
+WHERE workspace_id = ? AND app_id IN ?` + andPageCustomers + `
 ORDER BY synced_at DESC
 LIMIT 1 BY app_id, transaction_id`
 
 // selectCustomerUsageCharges reads a set of customers' non-test usage charges, the latest version
 // of each.
-const selectCustomerUsageCharges = `SELECT app_id, customer_id, usage_record_id, currency, amount_cents, toUInt32(occurred_at)
-FROM platform_usage_charges
-WHERE workspace_id = ? AND app_id IN ? AND test = 0` + andCustomers + `
+const selectCustomerUsageCharges = `SELECT public_id, usage_record_id, currency, amount_cents, toUInt32(occurred_at)
+FROM reporting_usage_charges
+WHERE workspace_id = ? AND app_id IN ? AND test = 0` + andPageCustomers + `
     AND (app_id, charge_id) NOT IN (` + testCharges + `)
 ORDER BY synced_at DESC
 LIMIT 1 BY app_id, usage_record_id`
 
 // selectCustomerUsageEventFacts is each customer's latest received usage event before end(D).
-const selectCustomerUsageEventFacts = `SELECT app_id, customer_id, maxIf(toUInt32(occurred_at), occurred_at < toDateTime(?))
-FROM usage_events
-WHERE workspace_id = ? AND app_id IN ?` + andCustomers + `
-GROUP BY app_id, customer_id`
+const selectCustomerUsageEventFacts = `SELECT public_id, maxIf(toUInt32(occurred_at), occurred_at < toDateTime(?))
+FROM reporting_usage_events
+WHERE workspace_id = ? AND app_id IN ?` + andPageCustomers + `
+GROUP BY public_id`
+
+// selectCustomerUsageActivity is METRICS 4.2 for one customer over [from, to).
+const selectCustomerUsageActivity = `SELECT name, count() AS events, sum(quantity), max(toUInt32(occurred_at))
+FROM reporting_usage_events FINAL
+WHERE workspace_id = ? AND app_id IN ? AND public_id = ? AND occurred_at >= toDateTime(?) AND occurred_at < toDateTime(?)` +
+	usageActivityTail

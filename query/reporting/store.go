@@ -11,6 +11,7 @@ package reporting
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -140,28 +141,48 @@ func unix(v uint32) time.Time {
 	return time.Unix(int64(v), 0).UTC()
 }
 
-// customerKey identifies a customer: one (app, shop) install relationship.
-type customerKey struct{ AppID, CustomerID string }
+// customerHash is a customer's public ID as the ten bytes behind its hex (customerKeySQL): the
+// summary's map key, scanned from a FixedString(10) without an allocation.
+type customerHash [10]byte
 
-// chargeKey identifies a charge.
-type chargeKey struct{ AppID, ChargeID string }
+// UnmarshalBinary is how the driver scans a FixedString into it.
+func (h *customerHash) UnmarshalBinary(b []byte) error {
+	if len(b) != len(h) {
+		return fmt.Errorf("customer key of %d bytes", len(b))
+	}
+	copy(h[:], b)
+	return nil
+}
 
-// customerIDs binds the customer IDs of a set of customers as `customer_id IN (?)`.
-func customerIDs(keys []customerKey) []clickhouse.GroupSet {
-	set := make([]clickhouse.GroupSet, len(keys))
-	for i, k := range keys {
-		set[i] = clickhouse.GroupSet{Value: []any{k.CustomerID}}
+// hashOf is the customerHash of a public ID; ok is false for anything else.
+func hashOf(publicID string) (h customerHash, ok bool) {
+	raw, found := strings.CutPrefix(publicID, "cus_")
+	if !found || hex.DecodedLen(len(raw)) != len(h) {
+		return h, false
+	}
+	_, err := hex.Decode(h[:], []byte(raw))
+	return h, err == nil
+}
+
+// customerPair is a customer as the platform tables name it.
+type customerPair struct{ AppID, CustomerID string }
+
+// pairSet binds customers as `(app_id, customer_id) IN (?)`.
+func pairSet(ps []customerPair) []clickhouse.GroupSet {
+	set := make([]clickhouse.GroupSet, len(ps))
+	for i, p := range ps {
+		set[i] = clickhouse.GroupSet{Value: []any{p.AppID, p.CustomerID}}
 	}
 	return set
 }
 
-// pairs binds a set of customers as `(app_id, customer_id) IN (?)`.
-func pairs(keys []customerKey) []clickhouse.GroupSet {
-	set := make([]clickhouse.GroupSet, len(keys))
-	for i, k := range keys {
-		set[i] = clickhouse.GroupSet{Value: []any{k.AppID, k.CustomerID}}
+// idSet binds public IDs as `public_id IN ?`: a tuple literal.
+func idSet(ids []string) clickhouse.GroupSet {
+	vals := make([]any, len(ids))
+	for i, id := range ids {
+		vals[i] = id
 	}
-	return set
+	return clickhouse.GroupSet{Value: vals}
 }
 
 // stmt composes a query from constant fragments and their arguments, in order.
@@ -177,17 +198,6 @@ func (s *stmt) add(fragment string, args ...any) *stmt {
 }
 
 func (s *stmt) query() (string, []any) { return s.b.String(), s.args }
-
-// scopeFilter appends the customerScope condition on (app_id, customer_id) of the rows of a query,
-// with its own arguments (METRICS 1.3: a row without a customer row counts as included).
-func scopeFilter(s *stmt, cs CustomerScope, ws string, sc Scope) {
-	switch cs {
-	case ScopeIncluded:
-		s.add(andNotExcluded, ws, sc.apps(), ws, ws)
-	case ScopeExcluded:
-		s.add(andExcluded, ws, sc.apps(), ws, ws)
-	}
-}
 
 // sortedKeys returns a map's keys in order.
 func sortedKeys[V any](m map[string]V) []string {

@@ -3,7 +3,9 @@ package reporting
 import (
 	"cmp"
 	"context"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -86,20 +88,30 @@ func (s *Store) Summary(ctx context.Context, req Request) (Summary, error) {
 	sc := req.Scope
 	var (
 		facts    *summaryFacts
+		ex       *exclusions
 		observed map[string]ObservedUsage
 		activity UsageActivity
 		sync     *syncView
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) { facts, err = s.loadSummaryFacts(gctx, sc, d, req.Range); return })
-	g.Go(func() (err error) { observed, err = s.observedUsage(gctx, sc, req.CustomerScope, from, to); return })
-	g.Go(func() error { activity = s.usageActivity(gctx, sc, req.CustomerScope, nil, from, to); return nil })
 	g.Go(func() (err error) { sync, err = s.readSyncView(gctx, sc); return })
+	// The aggregates of the platform tables need the excluded customers as a condition; the facts
+	// are per customer, and are scoped in Go.
+	g.Go(func() (err error) {
+		if ex, err = s.readExclusions(gctx, sc); err != nil {
+			return err
+		}
+		h, hctx := errgroup.WithContext(gctx)
+		h.Go(func() (err error) { observed, err = s.observedUsage(hctx, sc, req.CustomerScope, ex, from, to); return })
+		h.Go(func() error { activity = s.usageActivity(hctx, sc, req.CustomerScope, ex, from, to); return nil })
+		return h.Wait()
+	})
 	if err := g.Wait(); err != nil {
 		return Summary{}, err
 	}
 	cov := sync.coverage(req.Range, activity.Loaded)
-	blocks := computeBlocks(facts, req.CustomerScope, d, observed, cov.Transactions.Complete)
+	blocks := computeBlocks(facts, ex, req.CustomerScope, d, observed, cov.Transactions.Complete)
 	out := Summary{
 		Envelope:      s.envelope(req, generatedAt, sync, cov),
 		ByCurrency:    map[string]CurrencyBlock{},
@@ -128,69 +140,33 @@ func (s *Store) envelope(req Request, generatedAt time.Time, sync *syncView, cov
 
 // computeBlocks evaluates every customer of the facts on A and B and sums the in-scope ones per
 // currency (METRICS 3.1–3.11). A block exists for every currency with an in-scope row behind one
-// of its fields.
-func computeBlocks(f *summaryFacts, cs CustomerScope, d summaryDates, observed map[string]ObservedUsage, complete bool) map[string]CurrencyBlock {
-	type acc struct {
-		sub, usage, paying int64
-		nrrStart, nrrEnd   int64
-		billed             BilledUsage
-		totals             []int64 // per customer: amrCents in this currency + its usage (METRICS 3.9)
+// of its fields. The customers are evaluated in parallel parts whose sums are then added: by then
+// ClickHouse has answered, and the machine's cores are free for this.
+func computeBlocks(f *summaryFacts, ex *exclusions, cs CustomerScope, d summaryDates, observed map[string]ObservedUsage, complete bool) map[string]CurrencyBlock {
+	customers := f.join()
+	parts := make([]currencySums, min(runtime.GOMAXPROCS(0), 1+len(customers)/minCustomersPerPart))
+	var wg sync.WaitGroup
+	for i := range parts {
+		lo, hi := len(customers)*i/len(parts), len(customers)*(i+1)/len(parts)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[i].add(f, customers[lo:hi], ex, cs, d)
+		}()
 	}
-	accs := map[string]*acc{}
-	get := func(cur string) *acc {
-		a := accs[cur]
-		if a == nil {
-			a = &acc{}
-			accs[cur] = a
-		}
-		return a
-	}
-	for _, c := range f.join() {
-		if !cs.admits(c.excluded) {
-			continue
-		}
-		var evA, evB Evaluation
-		if len(c.charges) > 0 {
-			evA, evB = evaluate(d.A, c.onA(), false), evaluate(d.B, c.onB(), false)
-		}
-		if evA.Paying {
-			a := get(evA.Currency)
-			a.sub += evA.AMRCents
-			a.paying++
-		}
-		if evB.Paying {
-			a := get(evB.Currency)
-			a.nrrStart += evB.AMRCents
-			if evA.Paying && evA.Currency == evB.Currency {
-				a.nrrEnd += evA.AMRCents
-			}
-		}
-		amrCounted := false
-		for _, r := range c.usage {
-			cur, u := r.currency, r.usage
-			a := get(cur)
-			a.usage += u.TrailingGross
-			a.billed.GrossCents += u.RangeGross
-			a.billed.NetCents += u.RangeNet
-			a.billed.TransactionCount += u.RangeCount
-			total := u.TrailingGross
-			if evA.Paying && evA.Currency == cur {
-				total, amrCounted = total+evA.AMRCents, true
-			}
-			a.totals = append(a.totals, total)
-		}
-		if evA.Paying && !amrCounted {
-			a := get(evA.Currency)
-			a.totals = append(a.totals, evA.AMRCents)
-		}
+	wg.Wait()
+	var sums currencySums
+	for i := range parts {
+		sums.merge(&parts[i])
 	}
 	for cur, o := range observed {
 		if o.Count > 0 {
-			get(cur)
+			sums.get(cur)
 		}
 	}
 	blocks := map[string]CurrencyBlock{}
-	for cur, a := range accs {
+	for _, ca := range sums {
+		cur, a := ca.cur, ca.acc
 		b := CurrencyBlock{SubscriptionMRRCents: a.sub, UsageMRRCents: a.usage, PayingCustomers: a.paying}
 		b.MRRCents = a.sub + a.usage
 		b.ARRCents = b.MRRCents * 12
@@ -198,7 +174,7 @@ func computeBlocks(f *summaryFacts, cs CustomerScope, d summaryDates, observed m
 			b.ARPUCents = roundHalfUp(a.sub, a.paying)
 		}
 		b.NetRevenueRetentionRate = ratio(a.nrrEnd, a.nrrStart)
-		b.LargestCustomerShare, b.TopFiveCustomerShare, b.TopTenCustomerShare = concentration(a.totals)
+		b.LargestCustomerShare, b.TopFiveCustomerShare, b.TopTenCustomerShare = a.top.shares()
 		bu := a.billed
 		bu.FeesCents, bu.Complete = bu.GrossCents-bu.NetCents, complete
 		b.Usage = UsageBlock{UsageMRRCents: a.usage, BilledUsage: bu, ObservedUsageCharges: observed[cur]}
@@ -207,24 +183,139 @@ func computeBlocks(f *summaryFacts, cs CustomerScope, d summaryDates, observed m
 	return blocks
 }
 
-// concentration is METRICS 3.9: the shares of the largest 1, 5 and 10 positive totals; nil when
-// their sum is 0.
-func concentration(totals []int64) (top1, top5, top10 *Ratio) {
-	vals := make([]int64, 0, len(totals))
-	var sum int64
-	for _, v := range totals {
-		if v > 0 {
-			vals = append(vals, v)
-			sum += v
+// minCustomersPerPart: below this, a goroutine costs more than it saves.
+const minCustomersPerPart = 4096
+
+// currencyAcc is one currency's sums.
+type currencyAcc struct {
+	sub, usage, paying int64
+	nrrStart, nrrEnd   int64
+	billed             BilledUsage
+	top                topTotals // per customer: amrCents in this currency + its usage (METRICS 3.9)
+}
+
+// currencySums are the sums per currency: a handful, so a slice searched in order beats hashing
+// each customer's currency.
+type currencySums []struct {
+	cur string
+	acc *currencyAcc
+}
+
+func (s *currencySums) get(cur string) *currencyAcc {
+	for _, a := range *s {
+		if a.cur == cur {
+			return a.acc
 		}
 	}
-	slices.SortFunc(vals, func(a, b int64) int { return cmp.Compare(b, a) })
+	a := &currencyAcc{}
+	*s = append(*s, struct {
+		cur string
+		acc *currencyAcc
+	}{cur, a})
+	return a
+}
+
+// add evaluates the customers and adds the in-scope ones.
+func (s *currencySums) add(f *summaryFacts, customers []summaryCustomer, ex *exclusions, cs CustomerScope, d summaryDates) {
+	var buf billingBuffers
+	for i := range customers {
+		c := &customers[i]
+		if !ex.admits(cs, c.key) {
+			continue
+		}
+		var evA, evB Evaluation
+		if c.charges != 0 {
+			onA, onB := f.billing(c, &buf)
+			evA, evB = evaluate(d.A, onA, false, buf.scratchA), evaluate(d.B, onB, false, buf.scratchB)
+			buf.scratchA, buf.scratchB = evA.NonTest, evB.NonTest
+		}
+		if evA.Paying {
+			a := s.get(evA.Currency)
+			a.sub += evA.AMRCents
+			a.paying++
+		}
+		if evB.Paying {
+			a := s.get(evB.Currency)
+			a.nrrStart += evB.AMRCents
+			if evA.Paying && evA.Currency == evB.Currency {
+				a.nrrEnd += evA.AMRCents
+			}
+		}
+		amrCounted := false
+		for ref := c.usage; ref != 0; {
+			r := f.usage.at(ref)
+			ref = r.next
+			cur, u := r.currency, r.usage
+			a := s.get(cur)
+			a.usage += u.TrailingGross
+			a.billed.GrossCents += u.RangeGross
+			a.billed.NetCents += u.RangeNet
+			a.billed.TransactionCount += u.RangeCount
+			total := u.TrailingGross
+			if evA.Paying && evA.Currency == cur {
+				total, amrCounted = total+evA.AMRCents, true
+			}
+			a.top.add(total)
+		}
+		if evA.Paying && !amrCounted {
+			s.get(evA.Currency).top.add(evA.AMRCents)
+		}
+	}
+}
+
+// merge adds another part's sums.
+func (s *currencySums) merge(o *currencySums) {
+	for _, ca := range *o {
+		a, b := s.get(ca.cur), ca.acc
+		a.sub, a.usage, a.paying = a.sub+b.sub, a.usage+b.usage, a.paying+b.paying
+		a.nrrStart, a.nrrEnd = a.nrrStart+b.nrrStart, a.nrrEnd+b.nrrEnd
+		a.billed.GrossCents += b.billed.GrossCents
+		a.billed.NetCents += b.billed.NetCents
+		a.billed.TransactionCount += b.billed.TransactionCount
+		a.top.merge(&b.top)
+	}
+}
+
+// topTotals keeps what METRICS 3.9 needs of a currency's customer totals: the sum of the positive
+// ones and the largest concentrationN, in descending order.
+type topTotals struct {
+	sum int64
+	top []int64
+}
+
+func (t *topTotals) add(v int64) {
+	if v <= 0 {
+		return
+	}
+	t.sum += v
+	if len(t.top) == concentrationN && v <= t.top[concentrationN-1] {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(t.top, v, func(e, v int64) int { return cmp.Compare(v, e) })
+	if len(t.top) < concentrationN {
+		t.top = append(t.top, 0)
+	}
+	copy(t.top[i+1:], t.top[i:])
+	t.top[i] = v
+}
+
+// merge adds another set of totals.
+func (t *topTotals) merge(o *topTotals) {
+	sum := t.sum + o.sum
+	for _, v := range o.top {
+		t.add(v)
+	}
+	t.sum = sum
+}
+
+// shares are the shares of the largest 1, 5 and 10 totals; nil when their sum is 0.
+func (t *topTotals) shares() (top1, top5, top10 *Ratio) {
 	topK := func(k int) int64 {
-		var t int64
-		for _, v := range vals[:min(k, len(vals))] {
-			t += v
+		var s int64
+		for _, v := range t.top[:min(k, len(t.top))] {
+			s += v
 		}
-		return t
+		return s
 	}
-	return ratio(topK(1), sum), ratio(topK(5), sum), ratio(topK(concentrationN), sum)
+	return ratio(topK(1), t.sum), ratio(topK(5), t.sum), ratio(topK(concentrationN), t.sum)
 }

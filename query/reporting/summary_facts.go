@@ -2,6 +2,7 @@ package reporting
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"time"
 
@@ -12,13 +13,6 @@ import (
 // metrics) and B = the NRR opening date (from − 1).
 type summaryDates struct{ A, B Date }
 
-// chargeEventFacts are a charge's last state events before end(A) and end(B), and its first
-// activation.
-type chargeEventFacts struct {
-	LastA, LastB   Event
-	FirstActivated time.Time
-}
-
 // usageFacts are one customer's usage transactions in one currency: gross over the trailing 30
 // days ending on A, and gross, net and count over the range.
 type usageFacts struct {
@@ -26,239 +20,337 @@ type usageFacts struct {
 	RangeGross, RangeNet, RangeCount int64
 }
 
-// Rows of the summary's queries, each with its customer.
+// Rows of the summary's queries, each with its customer. Instants stay epoch seconds and event keys
+// (eventFromKey) until the customer is evaluated: tens of thousands of rows are read per request.
 type (
 	summaryChargeRow struct {
-		customer customerKey
-		charge   Charge
-		events   chargeEventFacts
+		customer     customerHash
+		next         rowRef // the customer's next charge (join)
+		derived      bool   // the row carries its states; otherwise they come from fallbackRow
+		charge       Charge
+		lastA, lastB uint64 // the last state event before end(A), end(B)
+		first        uint32 // first activation
+		unA, unB     uint32 // the customer's last uninstall before end(A), end(B)
 	}
-	uninstallRow struct {
-		customer customerKey
-		a, b     time.Time
+	// fallbackRow is a charge's state facts read from the events (charge "": the customer's
+	// uninstalls, as the keys of lastA and lastB).
+	fallbackRow struct {
+		customer     customerHash
+		charge       string
+		lastA, lastB uint64
+		first        uint32
 	}
 	paymentRow struct {
-		customer customerKey
+		customer customerHash
+		next     rowRef
 		currency string
-		a, b     time.Time
+		a, b     uint32
 	}
 	usageRow struct {
-		customer customerKey
+		customer customerHash
+		next     rowRef
 		currency string
 		usage    usageFacts
 	}
 )
 
+// rowRef names a row of a chunks: 1 + its index, 0 for none.
+type rowRef int32
+
+// chunks holds rows in fixed-size chunks, so that appending never copies a row.
+type chunks[T any] struct {
+	all [][]T
+	n   int
+}
+
+const chunkRows = 4096
+
+// next returns a new zero row and its reference.
+func (c *chunks[T]) next() (*T, rowRef) {
+	if len(c.all) == 0 || len(c.all[len(c.all)-1]) == chunkRows {
+		c.all = append(c.all, make([]T, 0, chunkRows))
+	}
+	last := &c.all[len(c.all)-1]
+	*last = (*last)[:len(*last)+1]
+	c.n++
+	return &(*last)[len(*last)-1], rowRef(c.n)
+}
+
+func (c *chunks[T]) at(r rowRef) *T { return &c.all[(r-1)/chunkRows][(r-1)%chunkRows] }
+
 // summaryFacts are the compact facts the summary and the focused metrics are computed from, as read
 // (each query fills its own part, concurrently).
 type summaryFacts struct {
-	excluded   map[customerKey]bool
-	charges    [][]summaryChargeRow // in chunks: rows are large, and a growing slice would copy them
-	uninstalls []uninstallRow
-	payments   []paymentRow
-	usage      []usageRow
+	charges  chunks[summaryChargeRow]
+	fallback []fallbackRow
+	payments chunks[paymentRow]
+	annual   chunks[paymentRow]
+	usage    chunks[usageRow]
 }
 
 // loadSummaryFacts reads the per-customer facts concurrently; each query reduces in ClickHouse.
 func (s *Store) loadSummaryFacts(ctx context.Context, sc Scope, d summaryDates, rng Range) (*summaryFacts, error) {
 	f := &summaryFacts{}
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { f.excluded, err = s.readExcluded(gctx, sc); return })
-	g.Go(func() (err error) { f.charges, err = s.readSummaryCharges(gctx, sc, d); return })
-	g.Go(func() (err error) { f.uninstalls, err = s.readUninstalls(gctx, sc, d); return })
-	g.Go(func() (err error) { f.payments, err = s.readPayments(gctx, sc, d); return })
-	g.Go(func() (err error) { f.usage, err = s.readUsage(gctx, sc, d, rng); return })
+	g.Go(func() error {
+		derived, err := s.readSummaryCharges(gctx, sc, d, &f.charges)
+		if err == nil && !derived {
+			f.fallback, err = s.readStateFallback(gctx, sc, d)
+		}
+		return err
+	})
+	endB := d.B.End()
+	// B is never after A: every 30-day plan's evidence on either date lies in [end(B) − 45 days,
+	// end(A)); only customers with an annual charge need the year before that.
+	recentFrom, annualFrom := endB.AddDate(0, 0, -monthlyEvidenceDays), endB.AddDate(0, 0, -annualEvidenceDays)
+	g.Go(func() error { return s.readPayments(gctx, sc, d, recentFrom, d.A.End(), false, &f.payments) })
+	g.Go(func() error { return s.readPayments(gctx, sc, d, annualFrom, recentFrom, true, &f.annual) })
+	g.Go(func() error { return s.readUsage(gctx, sc, d, rng, &f.usage) })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
-// summaryCustomer is one customer's facts joined, so that evaluating it needs no lookup.
+// summaryCustomer is one customer's rows, linked, so that evaluating it needs no lookup.
 type summaryCustomer struct {
-	excluded  bool
-	charges   []ChargeFacts // LastOwn on A
-	lastB     []Event       // each charge's LastOwn on B, in the same order
-	uninstall [2]time.Time
-	paymentsA Payments
-	paymentsB Payments
-	usage     []usageRow
+	key                      customerHash
+	charges, payments, usage rowRef
+	annual                   rowRef
+	unA, unB                 uint32 // the last uninstall before end(A), end(B)
 }
 
-// join groups the rows by customer, one map operation per row.
-func (f *summaryFacts) join() []*summaryCustomer {
-	byKey := make(map[customerKey]*summaryCustomer, len(f.payments)+len(f.usage))
-	get := func(k customerKey) *summaryCustomer {
-		c := byKey[k]
-		if c == nil {
-			c = &summaryCustomer{excluded: f.excluded[k]}
-			byKey[k] = c
+// join links the rows of each customer, one index lookup per row, and sets the states of the
+// charges whose rows do not carry them from the fallback rows.
+func (f *summaryFacts) join() []summaryCustomer {
+	out := make([]summaryCustomer, 0, max(f.charges.n, f.payments.n))
+	index := newCustomerIndex(cap(out))
+	get := func(k customerHash) *summaryCustomer {
+		i, ok := index.find(k, int32(len(out)))
+		if !ok {
+			out = append(out, summaryCustomer{key: k})
 		}
-		return c
+		return &out[i]
 	}
-	for _, chunk := range f.charges {
-		for i := range chunk {
-			r := &chunk[i]
-			c := get(r.customer)
-			c.charges = append(c.charges, ChargeFacts{Charge: &r.charge, LastOwn: r.events.LastA, FirstActivated: r.events.FirstActivated})
-			c.lastB = append(c.lastB, r.events.LastB)
+	type chargeRef struct {
+		customer customerHash
+		charge   string
+	}
+	var pending map[chargeRef]*summaryChargeRow // charges whose states come from the events
+	for ref := rowRef(1); int(ref) <= f.charges.n; ref++ {
+		r := f.charges.at(ref)
+		c := get(r.customer)
+		r.next, c.charges = c.charges, ref
+		c.unA, c.unB = max(c.unA, r.unA), max(c.unB, r.unB)
+		if !r.derived {
+			if pending == nil {
+				pending = map[chargeRef]*summaryChargeRow{}
+			}
+			pending[chargeRef{r.customer, r.charge.ID}] = r
 		}
 	}
-	for _, r := range f.uninstalls {
-		get(r.customer).uninstall = [2]time.Time{r.a, r.b}
+	for _, r := range f.fallback {
+		i, ok := index.find(r.customer, -1)
+		if !ok {
+			continue // none of its charges can be in effect
+		}
+		if c := &out[i]; r.charge == "" {
+			c.unA, c.unB = max(c.unA, uint32(r.lastA/eventKeyBase)), max(c.unB, uint32(r.lastB/eventKeyBase))
+		} else if ch := pending[chargeRef{r.customer, r.charge}]; ch != nil {
+			ch.lastA, ch.lastB, ch.first = r.lastA, r.lastB, r.first
+		}
 	}
-	for _, r := range f.payments {
+	for ref := rowRef(1); int(ref) <= f.payments.n; ref++ {
+		r := f.payments.at(ref)
 		c := get(r.customer)
-		c.paymentsA = append(c.paymentsA, Payment{Currency: r.currency, At: r.a})
-		c.paymentsB = append(c.paymentsB, Payment{Currency: r.currency, At: r.b})
+		r.next, c.payments = c.payments, ref
 	}
-	for _, r := range f.usage {
+	for ref := rowRef(1); int(ref) <= f.annual.n; ref++ {
+		r := f.annual.at(ref)
 		c := get(r.customer)
-		c.usage = append(c.usage, r)
+		r.next, c.annual = c.annual, ref
 	}
-	out := make([]*summaryCustomer, 0, len(byKey))
-	for _, c := range byKey {
-		out = append(out, c)
+	for ref := rowRef(1); int(ref) <= f.usage.n; ref++ {
+		r := f.usage.at(ref)
+		c := get(r.customer)
+		r.next, c.usage = c.usage, ref
 	}
 	return out
 }
 
-// onA and onB are the customer's billing facts on A and on B.
-func (c *summaryCustomer) onA() CustomerBilling {
-	return CustomerBilling{Charges: c.charges, LastUninstall: c.uninstall[0], LastPayment: c.paymentsA}
+// customerIndex maps customers to their position in join's slice: an open-addressing table that
+// uses the key's first bytes as the hash (they are SHA-256 output), cheaper than a Go map for the
+// few hundred thousand lookups of a summary.
+type customerIndex struct {
+	keys []customerHash
+	pos  []int32 // position + 1; 0 = empty slot
+	mask uint64
 }
 
-func (c *summaryCustomer) onB() CustomerBilling {
-	charges := make([]ChargeFacts, len(c.charges))
-	for i, ch := range c.charges {
-		ch.LastOwn = c.lastB[i]
-		charges[i] = ch
+func newCustomerIndex(n int) *customerIndex {
+	size := 1024
+	for size < 2*n {
+		size *= 2
 	}
-	return CustomerBilling{Charges: charges, LastUninstall: c.uninstall[1], LastPayment: c.paymentsB}
+	return &customerIndex{keys: make([]customerHash, size), pos: make([]int32, size), mask: uint64(size - 1)}
 }
 
-func (s *Store) readExcluded(ctx context.Context, sc Scope) (map[customerKey]bool, error) {
-	rows, err := s.conn.Query(ctx, selectExcludedCustomers, sc.WorkspaceID, sc.apps(), sc.WorkspaceID, sc.WorkspaceID)
+// find returns k's position; when k is absent it is added at position next (unless next < 0), and
+// ok is false.
+func (x *customerIndex) find(k customerHash, next int32) (pos int32, ok bool) {
+	if 2*int(next) >= len(x.pos) {
+		x.grow()
+	}
+	for i := binary.LittleEndian.Uint64(k[:8]) & x.mask; ; i = (i + 1) & x.mask {
+		switch {
+		case x.pos[i] == 0:
+			if next >= 0 {
+				x.keys[i], x.pos[i] = k, next+1
+			}
+			return next, false
+		case x.keys[i] == k:
+			return x.pos[i] - 1, true
+		}
+	}
+}
+
+func (x *customerIndex) grow() {
+	old := *x
+	*x = *newCustomerIndex(len(old.pos))
+	for i, p := range old.pos {
+		if p != 0 {
+			x.find(old.keys[i], p-1)
+		}
+	}
+}
+
+// billingBuffers are reused across customers: a customer's billing facts on A and on B, and the
+// evaluations' scratch.
+type billingBuffers struct {
+	chargesA, chargesB   []ChargeFacts
+	paymentsA, paymentsB Payments
+	scratchA, scratchB   []ChargeOn
+}
+
+// billing fills the buffers with the customer's facts on A and on B.
+func (f *summaryFacts) billing(c *summaryCustomer, buf *billingBuffers) (onA, onB CustomerBilling) {
+	buf.chargesA, buf.chargesB = buf.chargesA[:0], buf.chargesB[:0]
+	for ref := c.charges; ref != 0; {
+		r := f.charges.at(ref)
+		first := unix(r.first)
+		buf.chargesA = append(buf.chargesA, ChargeFacts{Charge: &r.charge, LastOwn: eventFromKey(r.lastA), FirstActivated: first})
+		buf.chargesB = append(buf.chargesB, ChargeFacts{Charge: &r.charge, LastOwn: eventFromKey(r.lastB), FirstActivated: first})
+		ref = r.next
+	}
+	buf.paymentsA, buf.paymentsB = buf.paymentsA[:0], buf.paymentsB[:0]
+	for _, p := range [2]struct {
+		rows  *chunks[paymentRow]
+		first rowRef
+	}{{&f.payments, c.payments}, {&f.annual, c.annual}} {
+		for ref := p.first; ref != 0; {
+			r := p.rows.at(ref)
+			buf.paymentsA, buf.paymentsB = buf.paymentsA.with(r.currency, unix(r.a)), buf.paymentsB.with(r.currency, unix(r.b))
+			ref = r.next
+		}
+	}
+	return CustomerBilling{Charges: buf.chargesA, LastUninstall: unix(c.unA), LastPayment: buf.paymentsA},
+		CustomerBilling{Charges: buf.chargesB, LastUninstall: unix(c.unB), LastPayment: buf.paymentsB}
+}
+
+// readSummaryCharges reads the charges into out; derived is false when a row does not carry its
+// states (they are then read from the events).
+func (s *Store) readSummaryCharges(ctx context.Context, sc Scope, d summaryDates, out *chunks[summaryChargeRow]) (derived bool, err error) {
+	endA, endB := uint64(epoch(d.A.End())), uint64(epoch(d.B.End()))
+	rows, err := s.conn.Query(ctx, selectSummaryCharges, endA*eventKeyBase, endB*eventKeyBase, endA, endB, sc.WorkspaceID, sc.apps(),
+		endA, endA, endB, endB)
 	if err != nil {
-		return nil, fmt.Errorf("read excluded customers: %w", err)
+		return false, fmt.Errorf("read charges: %w", err)
 	}
 	defer rows.Close()
-	out := map[customerKey]bool{}
+	derived = true
 	for rows.Next() {
-		var k customerKey
-		if err := rows.Scan(&k.AppID, &k.CustomerID); err != nil {
-			return nil, fmt.Errorf("read excluded customers: %w", err)
-		}
-		out[k] = true
-	}
-	return out, rows.Err()
-}
-
-// chargeChunk rows per chunk of readSummaryCharges.
-const chargeChunk = 4096
-
-func (s *Store) readSummaryCharges(ctx context.Context, sc Scope, d summaryDates) ([][]summaryChargeRow, error) {
-	rows, err := s.conn.Query(ctx, selectSummaryCharges, sc.WorkspaceID, sc.apps(), epoch(d.A.End()), epoch(d.B.End()), sc.WorkspaceID, sc.apps())
-	if err != nil {
-		return nil, fmt.Errorf("read charges: %w", err)
-	}
-	defer rows.Close()
-	var out [][]summaryChargeRow
-	for rows.Next() {
-		if len(out) == 0 || len(out[len(out)-1]) == chargeChunk {
-			out = append(out, make([]summaryChargeRow, 0, chargeChunk))
-		}
-		chunk := &out[len(out)-1]
-		*chunk = (*chunk)[:len(*chunk)+1]
-		r := &(*chunk)[len(*chunk)-1]
+		r, _ := out.next()
 		var (
+			annual, frozen, states     uint8
 			trial                      uint16
 			accepted, activated, ended uint32
-			lastA, lastB               uint64
-			first                      uint32
 		)
 		c := &r.charge
-		if err := rows.Scan(&c.AppID, &c.CustomerID, &c.ID, &c.AmountCents, &c.Currency, &c.Interval, &c.Status, &c.EndReason, &trial,
-			&accepted, &activated, &ended, &lastA, &lastB, &first); err != nil {
-			return nil, fmt.Errorf("read charges: %w", err)
+		if err := rows.Scan(&r.customer, &c.ID, &c.AmountCents, &c.Currency, &annual, &frozen, &trial, &accepted, &activated, &ended,
+			&states, &r.lastA, &r.lastB, &r.first, &r.unA, &r.unB); err != nil {
+			return false, fmt.Errorf("read charges: %w", err)
 		}
 		c.Kind, c.TrialDays = "subscription", int(trial)
-		c.AcceptedAt, c.ActivatedAt, c.EndedAt = unix(accepted), unix(activated), unix(ended)
-		r.customer = customerKey{c.AppID, c.CustomerID}
-		r.events = chargeEventFacts{LastA: eventFromKey(lastA), LastB: eventFromKey(lastB), FirstActivated: unix(first)}
-	}
-	return out, rows.Err()
-}
-
-func (s *Store) readUninstalls(ctx context.Context, sc Scope, d summaryDates) ([]uninstallRow, error) {
-	rows, err := s.conn.Query(ctx, selectUninstalls, epoch(d.A.End()), epoch(d.B.End()), sc.WorkspaceID, sc.apps())
-	if err != nil {
-		return nil, fmt.Errorf("read uninstalls: %w", err)
-	}
-	defer rows.Close()
-	var out []uninstallRow
-	for rows.Next() {
-		var (
-			r    uninstallRow
-			a, b uint32
-		)
-		if err := rows.Scan(&r.customer.AppID, &r.customer.CustomerID, &a, &b); err != nil {
-			return nil, fmt.Errorf("read uninstalls: %w", err)
+		if annual == 1 {
+			c.Interval = Annual
 		}
-		r.a, r.b = unix(a), unix(b)
-		out = append(out, r)
+		if frozen == 1 {
+			c.Status = "frozen"
+		}
+		c.AcceptedAt, c.ActivatedAt, c.EndedAt = unix(accepted), unix(activated), unix(ended)
+		r.derived = states == 1
+		derived = derived && r.derived
 	}
-	return out, rows.Err()
+	return derived, rows.Err()
 }
 
-func (s *Store) readPayments(ctx context.Context, sc Scope, d summaryDates) ([]paymentRow, error) {
-	endA, endB := d.A.End(), d.B.End()
-	// B is never after A: [end(B) − 395 days, end(A)) holds every row either date's evidence needs,
-	// and the rows before end(B) − 45 days matter only for customers with an annual charge.
-	rows, err := s.conn.Query(ctx, selectPaymentFacts, epoch(endA), epoch(endB), sc.WorkspaceID, sc.apps(),
-		epoch(endB.AddDate(0, 0, -annualEvidenceDays)), epoch(endA), epoch(endB.AddDate(0, 0, -monthlyEvidenceDays)),
+func (s *Store) readStateFallback(ctx context.Context, sc Scope, d summaryDates) ([]fallbackRow, error) {
+	rows, err := s.conn.Query(ctx, selectStateFallback, epoch(d.A.End()), epoch(d.B.End()), sc.WorkspaceID, sc.apps(),
 		sc.WorkspaceID, sc.apps())
 	if err != nil {
-		return nil, fmt.Errorf("read payments: %w", err)
+		return nil, fmt.Errorf("read charge states from events: %w", err)
 	}
 	defer rows.Close()
-	var out []paymentRow
+	var out []fallbackRow
 	for rows.Next() {
-		var (
-			r    paymentRow
-			a, b uint32
-		)
-		if err := rows.Scan(&r.customer.AppID, &r.customer.CustomerID, &r.currency, &a, &b); err != nil {
-			return nil, fmt.Errorf("read payments: %w", err)
+		var r fallbackRow
+		if err := rows.Scan(&r.customer, &r.charge, &r.lastA, &r.lastB, &r.first); err != nil {
+			return nil, fmt.Errorf("read charge states from events: %w", err)
 		}
-		r.a, r.b = unix(a), unix(b)
 		out = append(out, r)
 	}
 	return out, rows.Err()
 }
 
-func (s *Store) readUsage(ctx context.Context, sc Scope, d summaryDates, rng Range) ([]usageRow, error) {
+// readPayments reads the payment facts created in [from, to), of the customers with an annual
+// charge only when annual is set.
+func (s *Store) readPayments(ctx context.Context, sc Scope, d summaryDates, from, to time.Time, annual bool, out *chunks[paymentRow]) error {
+	q := new(stmt).add(selectPaymentFacts, epoch(d.A.End()), epoch(d.B.End()), sc.WorkspaceID, sc.apps(), epoch(from), epoch(to))
+	if annual {
+		q.add(annualPaymentsTail, sc.WorkspaceID, sc.apps())
+	}
+	text, args := q.add(paymentFactsTail).query()
+	rows, err := s.conn.Query(ctx, text, args...)
+	if err != nil {
+		return fmt.Errorf("read payments: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, _ := out.next()
+		if err := rows.Scan(&r.customer, &r.currency, &r.a, &r.b); err != nil {
+			return fmt.Errorf("read payments: %w", err)
+		}
+	}
+	return rows.Err()
+}
+
+func (s *Store) readUsage(ctx context.Context, sc Scope, d summaryDates, rng Range, out *chunks[usageRow]) error {
 	trailing, from := d.A.AddDays(-29).Start(), rng.From.Start()
 	rows, err := s.conn.Query(ctx, selectUsageFacts, epoch(trailing), epoch(from), epoch(from), epoch(from), sc.WorkspaceID, sc.apps(),
 		epoch(earlierOf(trailing, from)), epoch(d.A.End()))
 	if err != nil {
-		return nil, fmt.Errorf("read usage: %w", err)
+		return fmt.Errorf("read usage: %w", err)
 	}
 	defer rows.Close()
-	var out []usageRow
 	for rows.Next() {
-		var (
-			r usageRow
-			n uint64
-		)
-		if err := rows.Scan(&r.customer.AppID, &r.customer.CustomerID, &r.currency, &r.usage.TrailingGross, &r.usage.RangeGross,
-			&r.usage.RangeNet, &n); err != nil {
-			return nil, fmt.Errorf("read usage: %w", err)
+		r, _ := out.next()
+		var n uint64
+		if err := rows.Scan(&r.customer, &r.currency, &r.usage.TrailingGross, &r.usage.RangeGross, &r.usage.RangeNet, &n); err != nil {
+			return fmt.Errorf("read usage: %w", err)
 		}
 		r.usage.RangeCount = int64(n)
-		out = append(out, r)
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 func earlierOf(a, b time.Time) time.Time {

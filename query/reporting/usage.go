@@ -40,18 +40,96 @@ type ObservedUsage struct {
 	Count      int64 `json:"count"`
 }
 
-// usageActivity reads METRICS 4.2 for the covered apps (or the given customers) over [from, to). A
-// failed read is not an error of the response: the block says loaded = false and the failure is
-// logged, because usage activity never decides a money figure.
-func (s *Store) usageActivity(ctx context.Context, sc Scope, cs CustomerScope, customers []customerKey, from, to time.Time) UsageActivity {
-	a := UsageActivity{Source: usageEventsSource, ByName: []UsageName{}}
-	q := new(stmt).add(usageActivityHead, sc.WorkspaceID, sc.apps(), epoch(from), epoch(to))
-	if customers != nil {
-		q.add(andCustomers, customerIDs(customers), pairs(customers))
+// exclusions are the covered apps' excluded customers (METRICS 1.3), read once per request.
+type exclusions struct {
+	keys  map[customerHash]bool
+	pairs []customerPair
+}
+
+func (s *Store) readExclusions(ctx context.Context, sc Scope) (*exclusions, error) {
+	ws := sc.WorkspaceID
+	ex := &exclusions{keys: map[customerHash]bool{}}
+	var rules uint64
+	if err := s.conn.QueryRow(ctx, selectExclusionCount, ws).Scan(&rules); err != nil {
+		return nil, fmt.Errorf("read exclusions: %w", err)
 	}
-	scopeFilter(q, cs, sc.WorkspaceID, sc)
+	if rules == 0 { // most workspaces: no need to look at the customers' domains
+		return ex, nil
+	}
+	rows, err := s.conn.Query(ctx, selectExcludedCustomers, ws, sc.apps(), ws, sc.apps(), ws, ws, ws)
+	if err != nil {
+		return nil, fmt.Errorf("read excluded customers: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			id string
+			p  customerPair
+		)
+		if err := rows.Scan(&id, &p.AppID, &p.CustomerID); err != nil {
+			return nil, fmt.Errorf("read excluded customers: %w", err)
+		}
+		if h, ok := hashOf(id); ok {
+			ex.keys[h] = true
+		}
+		ex.pairs = append(ex.pairs, p)
+	}
+	return ex, rows.Err()
+}
+
+// admits reports whether a customer's rows enter aggregates of the scope.
+func (ex *exclusions) admits(cs CustomerScope, h customerHash) bool { return cs.admits(ex.keys[h]) }
+
+// scopeFilter appends the customerScope condition on the (app_id, customer_id) of a platform table's
+// rows (a row without a customer row counts as included). ok is false when the scope admits no row
+// at all: the excluded customers, and there are none.
+func scopeFilter(q *stmt, cs CustomerScope, ex *exclusions, sc Scope) (ok bool) {
+	if cs == ScopeAll || (cs == ScopeIncluded && len(ex.pairs) == 0) {
+		return true
+	}
+	if len(ex.pairs) == 0 {
+		return false
+	}
+	notIn, in := andNotExcluded, andExcluded
+	arg := []any{pairSet(ex.pairs)}
+	if len(ex.pairs) > maxBoundCustomers {
+		ws := sc.WorkspaceID
+		notIn, in = andNotExcludedQuery, andExcludedQuery
+		arg = []any{ws, sc.apps(), ws, sc.apps(), ws, ws, ws}
+	}
+	if cs == ScopeExcluded {
+		q.add(in, arg...)
+	} else {
+		q.add(notIn, arg...)
+	}
+	return true
+}
+
+// maxBoundCustomers is the most excluded customers bound as a literal set; more are selected by a
+// subquery, which keeps the query under ClickHouse's max_query_size. A variable for the
+// compatibility test, which sends both forms.
+var maxBoundCustomers = 1000
+
+// usageActivity reads METRICS 4.2 for the covered apps over [from, to). A failed read is not an
+// error of the response: the block says loaded = false and the failure is logged, because usage
+// activity never decides a money figure.
+func (s *Store) usageActivity(ctx context.Context, sc Scope, cs CustomerScope, ex *exclusions, from, to time.Time) UsageActivity {
+	q := new(stmt).add(usageActivityHead, sc.WorkspaceID, sc.apps(), epoch(from), epoch(to))
+	if !scopeFilter(q, cs, ex, sc) {
+		return UsageActivity{Source: usageEventsSource, ByName: []UsageName{}, Loaded: true}
+	}
 	text, args := q.add(usageActivityTail).query()
-	rows, err := s.conn.Query(ctx, text, args...)
+	return s.readUsageActivity(ctx, text, args...)
+}
+
+// customerUsageActivity is METRICS 4.2 for one customer over [from, to).
+func (s *Store) customerUsageActivity(ctx context.Context, sc Scope, publicID string, from, to time.Time) UsageActivity {
+	return s.readUsageActivity(ctx, selectCustomerUsageActivity, sc.WorkspaceID, sc.apps(), publicID, epoch(from), epoch(to))
+}
+
+func (s *Store) readUsageActivity(ctx context.Context, query string, args ...any) UsageActivity {
+	a := UsageActivity{Source: usageEventsSource, ByName: []UsageName{}}
+	rows, err := s.conn.Query(ctx, query, args...)
 	if err != nil {
 		s.log.Warn("usage activity not loaded", "err", err)
 		return a
@@ -83,16 +161,18 @@ func (s *Store) usageActivity(ctx context.Context, sc Scope, cs CustomerScope, c
 }
 
 // observedUsage reads METRICS 3.11 per currency.
-func (s *Store) observedUsage(ctx context.Context, sc Scope, cs CustomerScope, from, to time.Time) (map[string]ObservedUsage, error) {
+func (s *Store) observedUsage(ctx context.Context, sc Scope, cs CustomerScope, ex *exclusions, from, to time.Time) (map[string]ObservedUsage, error) {
 	q := new(stmt).add(observedUsageHead, sc.WorkspaceID, sc.apps(), epoch(from), epoch(to), sc.WorkspaceID, sc.apps())
-	scopeFilter(q, cs, sc.WorkspaceID, sc)
+	out := map[string]ObservedUsage{}
+	if !scopeFilter(q, cs, ex, sc) {
+		return out, nil
+	}
 	text, args := q.add(byCurrencyTail).query()
 	rows, err := s.conn.Query(ctx, text, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read observed usage charges: %w", err)
 	}
 	defer rows.Close()
-	out := map[string]ObservedUsage{}
 	for rows.Next() {
 		var (
 			cur   string

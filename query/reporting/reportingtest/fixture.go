@@ -20,7 +20,8 @@ const (
 	insertCustomers = `INSERT INTO platform_customers (workspace_id, app_id, customer_id, shop_id, shop_domain, shop_name, status,
 country, plan, tags, store_classification, report_excluded, first_installed_at, last_event_at, version, public_id)`
 	insertCharges = `INSERT INTO platform_charges (workspace_id, app_id, charge_id, customer_id, kind, name, amount_cents, currency,
-billing_interval, status, test, trial_days, capped_amount_cents, accepted_at, activated_at, ended_at, billing_on, version)`
+billing_interval, status, test, trial_days, capped_amount_cents, accepted_at, activated_at, ended_at, billing_on, version,
+state_events, customer_uninstalls, states_derived)`
 	insertEvents = `INSERT INTO platform_lifecycle_events (workspace_id, app_id, event_key, type, customer_id, shop_domain, occurred_at,
 charge_id, charge_name, amount_cents, currency, reason, description, synced_at)`
 	insertTransactions = `INSERT INTO platform_transactions (workspace_id, app_id, transaction_id, type, customer_id, shop_domain,
@@ -38,14 +39,19 @@ transactions_count, coverage_from, coverage_through, truncated, error, version)`
 type Fixture struct {
 	Conn        driver.Conn
 	WorkspaceID string
-	version     uint64
-	rows        map[string][][]any
-	order       []string
+	// RawCharges writes charge rows without the state events the derivation stores on them
+	// (states_derived = 0), as rows written before migration 0011 or by other means; the reporting
+	// API then reads the states from the events.
+	RawCharges bool
+	version    uint64
+	rows       map[string][][]any
+	order      []string
+	states     chargeStates
 }
 
 // New returns a fixture writing to conn for workspace ws.
 func New(conn driver.Conn, ws string) *Fixture {
-	return &Fixture{Conn: conn, WorkspaceID: ws, rows: map[string][][]any{}}
+	return &Fixture{Conn: conn, WorkspaceID: ws, rows: map[string][][]any{}, states: newChargeStates()}
 }
 
 func (f *Fixture) add(insert string, row ...any) {
@@ -118,7 +124,7 @@ func (f *Fixture) AddCharge(c Charge) {
 		test = 1
 	}
 	f.add(insertCharges, f.WorkspaceID, c.App, c.ID, c.Shop, kind, c.Name, c.Amount, c.Currency, c.Interval, c.Status, test, c.TrialDays,
-		nil, nullable(c.Accepted), nullable(c.Activated), nullable(c.Ended), nil, f.next())
+		nil, nullable(c.Accepted), nullable(c.Activated), nullable(c.Ended), nil, f.next(), []uint64{}, []time.Time{}, uint8(0))
 }
 
 // Event is a platform_lifecycle_events row.
@@ -132,6 +138,7 @@ type Event struct {
 // writing it twice writes a duplicate.
 func (f *Fixture) AddEvent(e Event) {
 	key := fmt.Sprintf("%s|%s|%s|%s", e.Type, e.At, e.Shop, e.Charge)
+	f.states.event(e)
 	f.add(insertEvents, f.WorkspaceID, e.App, key, e.Type, e.Shop, "", At(e.At), e.Charge, e.ChargeName, e.Amount, e.Currency,
 		e.Reason, e.Description, time.Unix(int64(f.next()), 0).UTC())
 }
@@ -220,6 +227,12 @@ func (f *Fixture) Flush(t testing.TB) {
 
 // FlushContext is Flush returning the error.
 func (f *Fixture) FlushContext(ctx context.Context) error {
+	if !f.RawCharges {
+		f.rows[insertCharges] = f.states.derive(f.rows[insertCharges], f.next)
+		if len(f.rows[insertCharges]) > 0 && !slices.Contains(f.order, insertCharges) {
+			f.order = append(f.order, insertCharges)
+		}
+	}
 	for _, insert := range slices.Clone(f.order) {
 		b, err := f.Conn.PrepareBatch(ctx, insert)
 		if err != nil {
