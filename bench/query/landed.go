@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
+
+	"github.com/revtrack/revtrack/schemas"
 )
 
 // What the load waits for, per table: rows as inserted (cheap to count, duplicates and all, for
@@ -84,8 +87,12 @@ type tableParts struct {
 // marker records the data set loaded on the bench stack, so that -reuse can skip the load: it is
 // reused only if it describes the same generated data and ClickHouse still holds all of it.
 type marker struct {
-	Scale       float64    `json:"scale"`
-	Facts       facts      `json:"facts"`
+	Scale float64 `json:"scale"`
+	Facts facts   `json:"facts"`
+	// Migrations are the schema migrations (version_name:checksum) of the code that loaded the data
+	// set. A migration added since may create tables that materialized views fill from new inserts
+	// only, so a data set loaded before it is reloaded rather than reused.
+	Migrations  []string   `json:"migrations"`
 	Slug        string     `json:"slug"`
 	WorkspaceID string     `json:"workspaceId"`
 	LoadedAt    time.Time  `json:"loadedAt"`
@@ -93,6 +100,19 @@ type marker struct {
 }
 
 const markerFile = "bench-query.json"
+
+// migrations lists the schema migrations this code applies, as the marker records them.
+func migrations() ([]string, error) {
+	ms, err := schemas.Migrations()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = fmt.Sprintf("%04d_%s:%s", m.Version, m.Name, m.Checksum)
+	}
+	return out, nil
+}
 
 func readMarker(dir string) (marker, error) {
 	var m marker
@@ -132,6 +152,14 @@ func removeMarker(dir string) error {
 // reusable checks that the bench stack holds the data set the marker describes: the same generated
 // data, and every transaction and event in ClickHouse. It returns why not when it does not.
 func (s *stack) reusable(ctx context.Context, m marker, want facts) (string, error) {
+	mig, err := migrations()
+	if err != nil {
+		return "", err
+	}
+	if !slices.Equal(m.Migrations, mig) {
+		return fmt.Sprintf("the schema changed since the load (%d migrations then, %d now, or a changed one): tables that "+
+			"materialized views fill from new inserts would miss the loaded rows", len(m.Migrations), len(mig)), nil
+	}
 	if !m.Facts.sameData(want) {
 		return fmt.Sprintf("the stack holds another data set (scale %v, %s customers, ending %s)", m.Scale,
 			num(float64(m.Facts.Customers)), m.Facts.End), nil

@@ -36,6 +36,7 @@ type loadResult struct {
 	Parallel   bool          `json:"parallel"`   // one `admin sync run --app` per app at once, or one run of all apps
 	PartnerRPS float64       `json:"partnerRps"` // the fake's per-token limit during the load (0: off)
 	Reset      time.Duration `json:"reset"`
+	Start      time.Duration `json:"start"` // `revtrack all` until /readyz: migrations, topics
 	Seed       time.Duration `json:"seed"`
 	// Sync: from the first `admin sync run` to the last one returning (every page produced to Kafka).
 	Sync time.Duration `json:"sync"`
@@ -66,6 +67,10 @@ func (r loadResult) records() int64 { return int64(r.Transactions.Distinct + r.E
 func load(ctx context.Context, st *stack, ds *dataset, o options) (marker, error) {
 	res := loadResult{Parallel: o.parallel, PartnerRPS: o.partnerRPS}
 	m := marker{Scale: ds.scale, Facts: ds.facts, Slug: benchSlug}
+	var err error
+	if m.Migrations, err = migrations(); err != nil {
+		return m, err
+	}
 
 	t := time.Now()
 	progress("resetting the bench stack (database %s, topics, consumer groups, Redis keys %s*)", st.ch.Database, st.redis.KeyPrefix)
@@ -84,6 +89,7 @@ func load(ctx context.Context, st *stack, ds *dataset, o options) (marker, error
 	defer stopFake()
 
 	progress("starting revtrack all in-process (migrations, topics, processors; no scheduled sync)")
+	t = time.Now()
 	// The on-demand runs below are the only sync runs: a scheduled pass would take an app's lock
 	// in the middle of the load.
 	if err := st.start(ctx, "all", "--platform-sync-interval", "0"); err != nil {
@@ -94,6 +100,7 @@ func load(ctx context.Context, st *stack, ds *dataset, o options) (marker, error
 			progress("stopping revtrack all: %v", err)
 		}
 	}()
+	res.Start = time.Since(t)
 	if err := st.open(ctx); err != nil {
 		return m, err
 	}
@@ -354,13 +361,13 @@ func (s *stack) waitCustomers(ctx context.Context, ws string, f facts, start tim
 			c, lastChange = n, time.Now()
 		}
 		switch {
-		case c.Distinct == uint64(f.Customers):
+		case c.Distinct == uint64(f.CustomerKeys):
 			return c, time.Since(start), nil
 		case c.Rows == 0 && time.Since(lastChange) > 30*time.Second:
 			progress("no customers derived (platform_customers is empty for the workspace)")
 			return c, 0, nil
 		case time.Since(lastChange) > time.Minute || time.Now().After(deadline):
-			progress("platform_customers holds %d of %d customers and stopped growing", c.Distinct, f.Customers)
+			progress("platform_customers holds %d of %d customers and stopped growing", c.Distinct, f.CustomerKeys)
 			return c, time.Since(start), nil
 		}
 		select {

@@ -52,8 +52,8 @@ func main() {
 	flag.DurationVar(&o.landTimeout, "land-timeout", 30*time.Minute, "how long to wait, after the sync returned, for ClickHouse to hold every record")
 	flag.BoolVar(&o.loadOnly, "load-only", false, "stop after phase 1")
 	flag.DurationVar(&o.settle, "settle", 10*time.Minute, "longest wait for ClickHouse's merges to finish before the query runs")
-	flag.IntVar(&o.rounds, "rounds", 200, "measured rounds (each calls every target once)")
-	flag.IntVar(&o.warm, "warmup", 10, "unmeasured rounds first")
+	flag.IntVar(&o.rounds, "rounds", 100, "measured rounds (each calls every target once)")
+	flag.IntVar(&o.warm, "warmup", 5, "unmeasured rounds first")
 	flag.IntVar(&o.samples, "samples", 100, "customers sampled (fixed seed) for the detail targets")
 	flag.IntVar(&o.limit, "limit", 50, "customers per list page")
 	flag.IntVar(&o.deepPage, "deep-page", 0, "the deep list page's number (default: the middle of the list)")
@@ -95,28 +95,27 @@ func run(o options) int {
 
 	rep := report{started: started, mach: mach, ds: ds, opts: o}
 	m := prev
-	reason := "-reuse not set"
+	reuse := false
 	if o.reuse {
-		if prevErr != nil {
-			reason = "no data set loaded on the bench stack yet"
-		} else if reason, err = st.reusable(ctx, prev, ds.facts); err != nil {
-			progress("checking the loaded data set: %v", err)
-			return 1
+		why := "no data set loaded on the bench stack yet"
+		if prevErr == nil {
+			if why, err = st.reusable(ctx, prev, ds.facts); err != nil {
+				progress("checking the loaded data set: %v", err)
+				return 1
+			}
+		}
+		if reuse = why == ""; !reuse {
+			progress("loading: %s", why)
 		}
 	}
-	if o.reuse && reason == "" {
+	if reuse {
 		progress("reusing the data set loaded on %s", prev.LoadedAt.Format(time.RFC3339))
 		rep.reused = true
-	} else {
-		if o.reuse {
-			progress("loading: %s", reason)
-		}
-		if m, err = load(ctx, st, ds, o); err != nil {
-			progress("load: %v", err)
-			rep.problems = append(rep.problems, "load: "+err.Error())
-			rep.print(os.Stdout)
-			return 1
-		}
+	} else if m, err = load(ctx, st, ds, o); err != nil {
+		progress("load: %v", err)
+		rep.problems = append(rep.problems, "load: "+err.Error())
+		rep.print(os.Stdout)
+		return 1
 	}
 	rep.marker = m
 
@@ -150,6 +149,9 @@ func dataEnd(o options, prev marker, prevErr error) (time.Time, error) {
 	}
 	return time.Now().UTC().Truncate(24 * time.Hour), nil
 }
+
+// walkLimit is the page size the walk to the deep page asks for (the API's maximum).
+const walkLimit = 200
 
 // queryPhase is phase 2: a fresh read key, `revtrack query` in-process, the targets.
 func queryPhase(ctx context.Context, st *stack, ds *dataset, m marker, o options, rep *report) error {
@@ -193,8 +195,11 @@ func queryPhase(ctx context.Context, st *stack, ds *dataset, m marker, o options
 	if want <= 0 {
 		want = max(2, ds.facts.Customers/o.limit/2)
 	}
-	progress("walking the customer list to page %d", want)
-	cur, page, missing, err := a.walk(ctx, o.limit, want)
+	step := max(1, min(walkLimit/o.limit, want-1))
+	progress("walking the customer list towards page %d (%d customers per request)", want, step*o.limit)
+	walkStart := time.Now()
+	cur, page, missing, err := a.walk(ctx, o.limit, step, want)
+	rep.walkTook = time.Since(walkStart)
 	switch {
 	case err != nil:
 		rep.problems = append(rep.problems, "customer list walk: "+err.Error())
@@ -203,7 +208,7 @@ func queryPhase(ctx context.Context, st *stack, ds *dataset, m marker, o options
 		rep.notes = append(rep.notes, "the customer list has a single page: no deep page measured")
 	default:
 		plan.deepCursor, plan.deepPage = cur, page
-		if page < want {
+		if page < 1+(want-1)/step*step {
 			rep.notes = append(rep.notes, fmt.Sprintf("the customer list ends at page %d (asked for page %d)", page, want))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -156,35 +157,52 @@ func TestMeasure(t *testing.T) {
 	}
 }
 
-// The customer list walk follows nextCursor with the -cursor-param parameter.
+// The customer list walk follows nextCursor with the -cursor-param parameter, several pages per
+// request, and lands on the page it says.
 func TestWalk(t *testing.T) {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
+	const n = 9 // customers 1..9; a cursor is the last ID of a page
+	var requests atomic.Int64
 	r.GET("/api/v1/customers", func(c *gin.Context) {
-		page := 1
-		if cur := c.Query("cursor"); cur != "" {
-			page = int(cur[1]-'0') + 1
+		requests.Add(1)
+		limit, _ := strconv.Atoi(c.Query("limit"))
+		after, _ := strconv.Atoi(c.Query("cursor"))
+		var page []gin.H
+		for id := after + 1; id <= n && len(page) < limit; id++ {
+			page = append(page, gin.H{"id": id})
 		}
 		var next any
-		if page < 4 {
-			next = "p" + string(rune('0'+page))
+		if last := after + len(page); last < n {
+			next = strconv.Itoa(last)
 		}
-		c.JSON(http.StatusOK, gin.H{"customers": []gin.H{{"id": page}}, "nextCursor": next})
+		c.JSON(http.StatusOK, gin.H{"customers": page, "nextCursor": next})
 	})
 	srv := httptest.NewServer(r)
 	defer srv.Close()
 	a := newAPI(srv.URL, "revtrack_sk_x")
-	cur, page, missing, err := a.walk(context.Background(), 50, 3)
-	if err != nil || missing || page != 3 || cur != "p2" {
-		t.Errorf("walk to 3: %q %d %v %v", cur, page, missing, err)
-	}
-	cur, page, _, err = a.walk(context.Background(), 50, 10)
-	if err != nil || page != 4 || cur != "p3" {
-		t.Errorf("walk past the end: %q %d %v", cur, page, err)
+	for _, tc := range []struct {
+		limit, step, want int
+		cursor            string
+		page              int
+		requests          int64
+	}{
+		{limit: 2, step: 2, want: 4, cursor: "4", page: 3, requests: 1},  // one request of 4 skips pages 1 and 2
+		{limit: 2, step: 1, want: 4, cursor: "6", page: 4, requests: 3},  // page by page
+		{limit: 2, step: 4, want: 2, cursor: "2", page: 2, requests: 1},  // the step never overshoots want
+		{limit: 2, step: 1, want: 50, cursor: "8", page: 5, requests: 5}, // the list ends at page 5 (customer 9)
+		{limit: 20, step: 1, want: 3, cursor: "", page: 1, requests: 1},  // a single page
+	} {
+		requests.Store(0)
+		cur, page, missing, err := a.walk(context.Background(), tc.limit, tc.step, tc.want)
+		if err != nil || missing || cur != tc.cursor || page != tc.page || requests.Load() != tc.requests {
+			t.Errorf("walk(%d, %d, %d) = %q, page %d, %d requests (%v %v); want %q, page %d, %d requests", tc.limit, tc.step, tc.want,
+				cur, page, requests.Load(), missing, err, tc.cursor, tc.page, tc.requests)
+		}
 	}
 	empty := httptest.NewServer(gin.New())
 	defer empty.Close()
-	if _, _, missing, err := newAPI(empty.URL, "k").walk(context.Background(), 50, 3); !missing || err != nil {
+	if _, _, missing, err := newAPI(empty.URL, "k").walk(context.Background(), 50, 4, 3); !missing || err != nil {
 		t.Errorf("no list route: missing %v, %v", missing, err)
 	}
 }
@@ -225,6 +243,9 @@ func TestDatasetAndSamples(t *testing.T) {
 	sum := 0
 	for _, n := range a.facts.AppTransactions {
 		sum += n
+	}
+	if a.facts.CustomerKeys < 1 || a.facts.CustomerKeys > a.facts.Customers {
+		t.Errorf("%d customer keys for %d customers", a.facts.CustomerKeys, a.facts.Customers)
 	}
 	if sum != a.facts.Transactions || len(a.facts.AppTransactions) != 3 {
 		t.Errorf("transactions per app %v, %d in all", a.facts.AppTransactions, a.facts.Transactions)
@@ -275,5 +296,22 @@ func TestNum(t *testing.T) {
 	}
 	if seconds(90*time.Minute+5*time.Second) != "1h30m05s" || seconds(65*time.Second) != "1m05s" || seconds(1500*time.Millisecond) != "1.5 s" {
 		t.Error("seconds")
+	}
+}
+
+// A data set loaded under other migrations is not reused: a new migration's materialized views
+// would not hold the rows landed before it. The check needs no database.
+func TestReuseNeedsTheSameSchema(t *testing.T) {
+	mig, err := migrations()
+	if err != nil || len(mig) == 0 || !strings.HasPrefix(mig[0], "0001_") {
+		t.Fatalf("migrations %v, %v", mig, err)
+	}
+	why, err := (&stack{}).reusable(context.Background(), marker{Migrations: mig[:len(mig)-1]}, facts{})
+	if err != nil || !strings.Contains(why, "schema changed") {
+		t.Errorf("older schema: %q, %v", why, err)
+	}
+	why, err = (&stack{}).reusable(context.Background(), marker{Migrations: mig, Facts: facts{Shops: 1}}, facts{Shops: 2})
+	if err != nil || !strings.Contains(why, "another data set") {
+		t.Errorf("other data set: %q, %v", why, err)
 	}
 }

@@ -20,6 +20,7 @@ type report struct {
 	plan         queryPlan
 	results      []result
 	queryLoadAvg string
+	walkTook     time.Duration
 	notes        []string
 	problems     []string
 }
@@ -68,7 +69,7 @@ func (r *report) print(w io.Writer) bool {
 
 func (r *report) printLoad(w io.Writer) {
 	l := r.marker.Load
-	f := r.marker.Facts
+	f := r.ds.facts
 	fmt.Fprintln(w, "\n### Load: fake Partner API → `revtrack admin sync run` → Kafka → land-platform-records → ClickHouse")
 	fmt.Fprintln(w)
 	if r.marker.LoadedAt.IsZero() {
@@ -83,7 +84,7 @@ func (r *report) printLoad(w io.Writer) {
 	records := float64(l.records())
 	fmt.Fprintln(w, "| Step | Time | Volume | Rate |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|")
-	fmt.Fprintf(w, "| reset the bench stack, start `revtrack all`, seed (admin commands) | %s | | |\n", seconds(l.Reset+l.Seed))
+	fmt.Fprintf(w, "| reset the bench stack, start `revtrack all`, seed (admin commands) | %s | | |\n", seconds(l.Reset+l.Start+l.Seed))
 	fmt.Fprintf(w, "| sync: every `admin sync run` returned (all pages produced to Kafka) | %s | %s pages, %s records | %s pages/s, %s records/s |\n",
 		seconds(l.Sync), num(float64(l.Pages)), num(records), perSec(float64(l.Pages), l.Sync), perSec(records, l.Sync))
 	fmt.Fprintf(w, "| **end to end**: sync start → every transaction and event in ClickHouse | **%s** | %s transactions + %s events | **%s transactions/s**, %s records/s |\n",
@@ -101,14 +102,18 @@ func (r *report) printLoad(w io.Writer) {
 	case l.Customers.Rows == 0:
 		fmt.Fprintln(w, "| customers derived (platform_customers) | | none: not derived by the processors yet | |")
 	default:
-		fmt.Fprintf(w, "| customers derived (platform_customers), from the sync's start | %s | %s of %s | |\n",
-			seconds(l.CustomersTook), num(float64(l.Customers.Distinct)), num(float64(f.Customers)))
+		fmt.Fprintf(w, "| customers derived (platform_customers), from the sync's start | %s | %s of %s (app, shop) | |\n",
+			seconds(l.CustomersTook), num(float64(l.Customers.Distinct)), num(float64(f.CustomerKeys)))
 	}
 	fmt.Fprintf(w, "\nLanded: platform_transactions %s distinct of %s (%s rows inserted), platform_lifecycle_events %s distinct (app, event key) of %s "+
 		"(%s rows inserted; the data set has %s events, %s of them share a key with another).",
 		num(float64(l.Transactions.Distinct)), num(float64(f.Transactions)), num(float64(l.Transactions.Rows)),
 		num(float64(l.Events.Distinct)), num(float64(f.EventKeys)), num(float64(l.Events.Rows)),
 		num(float64(f.Events)), num(float64(f.Events-f.EventKeys)))
+	if f.CustomerKeys != f.Customers {
+		fmt.Fprintf(w, " The generator's truth lists %s customers for %s distinct (app, shop) pairs: %d pair(s) twice.",
+			num(float64(f.Customers)), num(float64(f.CustomerKeys)), f.Customers-f.CustomerKeys)
+	}
 	if l.Throttled > 0 {
 		fmt.Fprintf(w, " The fake answered %s requests with 429.", num(float64(l.Throttled)))
 	}
@@ -146,7 +151,11 @@ func (r *report) printQueries(w io.Writer) bool {
 	}
 	fmt.Fprintf(w, "%d warm-up rounds, then %d rounds; each round calls every target once, in this order, over one keep-alive "+
 		"connection with a read key. Summary and metrics: %s. Load average after the rounds %s. ClickHouse settled for %s before "+
-		"the rounds; active parts: %s.\n\n", r.opts.warm, r.opts.rounds, rng, r.queryLoadAvg, seconds(r.settled), partsText(r.parts))
+		"the rounds; active parts: %s.", r.opts.warm, r.opts.rounds, rng, r.queryLoadAvg, seconds(r.settled), partsText(r.parts))
+	if r.plan.deepPage > 0 {
+		fmt.Fprintf(w, " The cursor of page %d took %s to walk to.", r.plan.deepPage, seconds(r.walkTook))
+	}
+	fmt.Fprint(w, "\n\n")
 
 	byName := map[string]result{}
 	var base *result

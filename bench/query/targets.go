@@ -224,40 +224,41 @@ type listPage struct {
 	NextCursor *string           `json:"nextCursor"`
 }
 
-// walk follows the customer list's cursor chain from the first page to page want (or to its end)
-// and returns the cursor that fetches the last page reached and its number; no cursor if only the
-// first page exists. missing is set when the list endpoint does not exist.
-func (a *api) walk(ctx context.Context, limit, want int) (cursor string, page int, missing bool, err error) {
-	path := fmt.Sprintf("/api/v1/customers?limit=%d", limit)
-	next := ""
-	for page = 1; ; page++ {
-		p := path
-		if next != "" {
-			p += "&" + cursorParam + "=" + url.QueryEscape(next)
+// walk follows the customer list's cursor chain from the first page towards page want of limit
+// customers, asking for step pages' worth (step × limit customers) per request, so that reaching a
+// deep page costs a step-th of the requests; a cursor is the same whatever page size fetched it. It
+// returns the cursor that fetches page `page` of limit customers (page = 1 + hops × step, at most
+// want, less where the list ends first) and no cursor if the list has a single page. missing is set
+// when the list endpoint does not exist.
+func (a *api) walk(ctx context.Context, limit, step, want int) (cursor string, page int, missing bool, err error) {
+	step = max(1, min(step, want-1))
+	hops := (want - 1) / step
+	page = 1
+	for range hops {
+		p := fmt.Sprintf("/api/v1/customers?limit=%d", limit*step)
+		if cursor != "" {
+			p += "&" + cursorParam + "=" + url.QueryEscape(cursor)
 		}
 		o, body := a.get(ctx, p, true)
 		if o.err != nil {
-			return "", page, false, o.err
+			return cursor, page, false, o.err
 		}
 		if o.status != http.StatusOK {
-			if o.missing || page == 1 && o.status == http.StatusNotFound {
+			if cursor == "" && o.status == http.StatusNotFound {
 				return "", 0, true, nil
 			}
-			return "", page, false, fmt.Errorf("GET %s: %d %s", p, o.status, o.body)
+			return cursor, page, false, fmt.Errorf("GET %s: %d %s", p, o.status, o.body)
 		}
 		var lp listPage
 		if err := json.Unmarshal(body, &lp); err != nil {
-			return "", page, false, fmt.Errorf("GET %s: %w", p, err)
+			return cursor, page, false, fmt.Errorf("GET %s: %w", p, err)
 		}
-		cursor = next
-		if page == want || lp.NextCursor == nil || *lp.NextCursor == "" || len(lp.Customers) == 0 {
-			if cursor == "" {
-				return "", page, false, nil
-			}
-			return cursor, page, false, nil
+		if lp.NextCursor == nil || *lp.NextCursor == "" || len(lp.Customers) < limit*step {
+			break // the list ends within this request's pages
 		}
-		next = *lp.NextCursor
+		cursor, page = *lp.NextCursor, page+step
 	}
+	return cursor, page, false, nil
 }
 
 // result is a target's measurements.
