@@ -14,8 +14,8 @@ import (
 )
 
 // A target is one thing the benchmark times: a probe (one request), an optional goal, and the name
-// the report shows. Later targets (MCP's get_summary, say) are another probe and a goal relative to
-// a target of the same run.
+// the report shows. A goal may be relative to a target of the same run (MCP's get_summary against
+// the REST summary).
 type target struct {
 	name  string
 	probe probe
@@ -184,6 +184,7 @@ func (a *api) targets(p queryPlan) []target {
 	ts := []target{
 		{name: baselineName, probe: a.path(fixed("/api/v1/tracking/events?limit=1")), baseline: true},
 		{name: "summary", probe: a.path(fixed(withRange("/api/v1/summary"))), goal: goal{maxP50: targetSummaryP50}},
+		{name: mcpSummaryName, probe: a.mcpSummary(p.from, p.to), goal: goal{relTo: "summary", maxRatio: 1.2}},
 	}
 	for _, m := range metrics {
 		ts = append(ts, target{name: "metric " + m, probe: a.path(fixed(withRange("/api/v1/metrics/" + m)))})
