@@ -12,7 +12,7 @@ import (
 
 var benchEnd = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// BenchmarkGenerate measures generation at benchmark scale (50,000 shops, about 5 million
+// BenchmarkGenerate measures generation at benchmark scale (43,400 shops, about 5 million
 // transactions, 3 currencies). Run it by hand:
 //
 //	go test ./internal/partnerfake -run XXX -bench 'Generate$' -benchmem -benchtime 1x
