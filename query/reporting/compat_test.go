@@ -124,7 +124,7 @@ SELECT 'ws', 'a.myshopify.com', '', 1, 'r', now(), 1`,
 
 // inline replaces each ? with its argument as a SQL literal, as the driver's positional binding
 // does. The store's queries contain no other question mark.
-func inline(t *testing.T, q string, args ...any) string {
+func inline(t testing.TB, q string, args ...any) string {
 	t.Helper()
 	parts := strings.Split(q, "?")
 	if len(parts) != len(args)+1 {
@@ -140,7 +140,7 @@ func inline(t *testing.T, q string, args ...any) string {
 	return b.String()
 }
 
-func literal(t *testing.T, v any) string {
+func literal(t testing.TB, v any) string {
 	switch v := v.(type) {
 	case string:
 		return "'" + strings.ReplaceAll(strings.ReplaceAll(v, `\`, `\\`), `'`, `\'`) + "'"

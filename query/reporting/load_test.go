@@ -26,13 +26,11 @@ import (
 
 // TestSyntheticLoad measures the store on a synthetic workspace of the benchmark's shape (50,000
 // customers over 3 apps and 3 currencies, REPORTING_LOAD_TX transactions over three years) on the
-// local ClickHouse. It runs only with REPORTING_LOAD=1; `make bench-query` is the benchmark of
-// record. Machines here are shared and noisy, so it prints a baseline query beside the timings, and
+// local ClickHouse. Run it by hand (`go test -run '^$' -bench SyntheticLoad -benchtime 1x
+// ./query/reporting/`); `make bench-query` is the benchmark of record. Machines here are shared and noisy, so it prints a baseline query beside the timings, and
 // ClickHouse's own CPU time per request (docs/REPORTING_PERFORMANCE.md).
-func TestSyntheticLoad(t *testing.T) {
-	if os.Getenv("REPORTING_LOAD") != "1" {
-		t.Skip("set REPORTING_LOAD=1 to run the synthetic load measurement")
-	}
+func BenchmarkSyntheticLoad(b *testing.B) {
+	var t testing.TB = b
 	tx := 5_000_000
 	if v, err := strconv.Atoi(os.Getenv("REPORTING_LOAD_TX")); err == nil {
 		tx = v
@@ -109,7 +107,7 @@ AND gross_cents > 0`).Scan(&n)
 // cpuMeter opens a connection per target whose queries ClickHouse logs under a client name of
 // their own, and reports the server's CPU time (user + system) and rows read per request.
 type cpuMeter struct {
-	t        *testing.T
+	t        testing.TB
 	cfg      clickhousex.Config
 	run      string
 	targets  []string
@@ -164,7 +162,7 @@ FROM system.query_log WHERE type = 2 AND event_date >= yesterday() AND startsWit
 // loadDatabase is a migrated database holding the synthetic load. With REPORTING_LOAD_DB it is that
 // database, kept after the test and loaded only when empty, so that queries can be studied with
 // clickhouse-client; otherwise a fresh database dropped at the end.
-func loadDatabase(t *testing.T, customers, tx int) (driver.Conn, clickhousex.Config) {
+func loadDatabase(t testing.TB, customers, tx int) (driver.Conn, clickhousex.Config) {
 	c := context.Background()
 	name := os.Getenv("REPORTING_LOAD_DB")
 	if name == "" {
@@ -193,7 +191,7 @@ func loadDatabase(t *testing.T, customers, tx int) (driver.Conn, clickhousex.Con
 	return conn, cfg
 }
 
-func fillLoad(t *testing.T, conn driver.Conn, customers, tx int) {
+func fillLoad(t testing.TB, conn driver.Conn, customers, tx int) {
 	c := context.Background()
 	start := time.Now()
 	for _, q := range syntheticLoad(customers, tx) {
@@ -212,7 +210,7 @@ func fillLoad(t *testing.T, conn driver.Conn, customers, tx int) {
 }
 
 // dumpQueries writes the recorded queries, arguments inlined, to REPORTING_LOAD_DUMP.
-func dumpQueries(t *testing.T, rec *recorder) {
+func dumpQueries(t testing.TB, rec *recorder) {
 	path := os.Getenv("REPORTING_LOAD_DUMP")
 	if path == "" {
 		return
