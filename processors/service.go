@@ -114,6 +114,11 @@ func New(cfg Config, d Deps) (*Service, error) {
 				Sink:        NewIdentitySink(d.ClickHouse, NewIdentityMetrics(d.Registry, "identity-join")),
 				DeadLetters: dlq, Metrics: m, Log: log, MaxPoll: cfg.MaxPoll, Backoff: cfg.Backoff, MaxBackoff: cfg.MaxBackoff}
 		}, nil},
+		// Turns verified milestones of mapped sources into upload jobs for the ads uploader
+		// (upload_match_sink.go). Its own group, so a slow click lookup delays no landing.
+		{"upload-match", schemas.TopicServerEvents, func(cl *kgo.Client, m *LoopMetrics, log *slog.Logger) runner {
+			return uploadMatchLoop(cfg, d, dlq, cl, m, log)
+		}, nil},
 	}
 	for _, sp := range specs {
 		group := cfg.GroupPrefix + "." + sp.name + d.Kafka.TopicSuffix
