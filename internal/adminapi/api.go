@@ -1,6 +1,8 @@
-// Package adminapi is the control-plane HTTP API under /api/admin: tracking sources, workspace keys
-// and the audit log. It needs an admin-scoped workspace key, because the specification reserves
-// these operations for workspace owners and admins. Every change is audited with the key's ID.
+// Package adminapi is the control-plane HTTP API under /api/admin: tracking sources, workspace keys,
+// the audit log, the partner connection and the advertising-conversion setup. It needs an
+// admin-scoped workspace key, because the specification reserves these operations for workspace
+// owners and admins (the one exception is Google's OAuth callback, which a browser reaches without
+// a key). Every change is audited with the key's ID.
 package adminapi
 
 import (
@@ -17,6 +19,7 @@ import (
 
 	"github.com/revtrack/revtrack/internal/authn"
 	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/uploader"
 )
 
 // Store is the part of the control plane the API uses.
@@ -43,6 +46,9 @@ type API struct {
 	Log   *slog.Logger
 	// Sync serves the partner connection and sync runs (partner.go, syncruns.go); nil leaves them out.
 	Sync *SyncAPI
+	// Ads serves the advertising connection, mappings, upload queue and verification (ads.go); nil
+	// leaves them out.
+	Ads *AdsAPI
 }
 
 // Register mounts the routes behind key authentication and the admin scope.
@@ -62,14 +68,32 @@ func (a *API) Register(r gin.IRouter) {
 	if a.Sync != nil {
 		a.Sync.register(g, a.fail)
 	}
+	if a.Ads != nil {
+		a.Ads.register(r, g, a.fail)
+	}
 }
 
 func noStore(c *gin.Context) { c.Header("Cache-Control", "no-store"); c.Next() }
 
 // writeError is this edge's one error-to-status table.
 func writeError(c *gin.Context, err error) {
+	status, body := errorBody(err)
+	c.AbortWithStatusJSON(status, body)
+}
+
+// errorBody is the status and the {error, message} body of err. Some errors add a field that a
+// client acts on (the scopes not granted, why a Retry was refused).
+//
+// The advertising setup's errors: not configured is 409 ads_not_configured, not 503, because
+// the deployment has no OAuth client (or account discovery is off) and retrying cannot help; an
+// unconfirmed revocation is 502 revocation_unconfirmed (Google did not confirm, the connection
+// and its credential stay, the disconnection may be retried); Google unavailable is 503.
+func errorBody(err error) (int, gin.H) {
 	status, code := http.StatusServiceUnavailable, "unavailable"
 	msg := "temporary failure; retry with exponential backoff"
+	body := gin.H{}
+	var scopes *uploader.MissingScopesError
+	var retry *uploader.RetryError
 	switch {
 	case errors.Is(err, controlplane.ErrInvalidKey):
 		status, code, msg = http.StatusUnauthorized, "unauthorized", "missing, invalid or revoked key"
@@ -77,14 +101,29 @@ func writeError(c *gin.Context, err error) {
 		status, code, msg = http.StatusForbidden, "subscription_inactive", "the workspace lacks an active subscription"
 	case errors.Is(err, authn.ErrForbiddenScope):
 		status, code, msg = http.StatusForbidden, "forbidden", err.Error()
-	case errors.Is(err, controlplane.ErrInvalid), errors.Is(err, errBadRequest):
+	case errors.As(err, &scopes):
+		status, code, msg = http.StatusBadRequest, "missing_scopes", err.Error()
+		body["missingScopes"] = scopes.Missing
+	case errors.Is(err, errConsentDenied):
+		status, code, msg = http.StatusBadRequest, "access_denied", err.Error()
+	case errors.Is(err, controlplane.ErrInvalid), errors.Is(err, errBadRequest), errors.Is(err, uploader.ErrInvalidFilter):
 		status, code, msg = http.StatusBadRequest, "invalid_request", err.Error()
-	case errors.Is(err, controlplane.ErrNotFound):
+	case errors.Is(err, controlplane.ErrNotFound), errors.Is(err, uploader.ErrRowNotFound):
 		status, code, msg = http.StatusNotFound, "not_found", err.Error()
+	case errors.As(err, &retry):
+		status, code, msg = http.StatusConflict, "not_retryable", err.Error()
+		body["reason"] = retry.Reason
+	case errors.Is(err, uploader.ErrRevocationUnconfirmed):
+		status, code, msg = http.StatusBadGateway, "revocation_unconfirmed", err.Error()
 	case errors.Is(err, controlplane.ErrConflict):
 		status, code, msg = http.StatusConflict, "conflict", err.Error()
+	case errors.Is(err, uploader.ErrNotConfigured):
+		status, code, msg = http.StatusConflict, "ads_not_configured", err.Error()
+	case errors.Is(err, uploader.ErrUnavailable):
+		msg = err.Error()
 	}
-	c.AbortWithStatusJSON(status, gin.H{"error": code, "message": msg})
+	body["error"], body["message"] = code, msg
+	return status, body
 }
 
 var errBadRequest = errors.New("invalid request")

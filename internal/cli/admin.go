@@ -17,7 +17,8 @@ const adminActor = "cli:admin"
 func (a *app) adminCommand() *cobra.Command {
 	admin := &cobra.Command{Use: "admin", Short: "Manage workspaces, members, apps and API keys"}
 	admin.AddCommand(a.workspaceCommands(), a.memberCommands(), a.appCommands(), a.keyCommands(), a.sourceCommands(), a.trackingCommands(), a.auditCommand(), a.demoCommand())
-	admin.AddCommand(a.partnerCommands(), a.syncCommands(), a.customerCommands())
+	admin.AddCommand(a.partnerCommands(), a.syncCommands(), a.customerCommands(), a.reportingCommands())
+	admin.AddCommand(a.adsCommands(), a.resealCommand())
 	return admin
 }
 

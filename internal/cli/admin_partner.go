@@ -83,21 +83,10 @@ func (a *app) partnerCommands() *cobra.Command {
 			})
 		}}
 
-	reseal := &cobra.Command{Use: "reseal", Args: cobra.NoArgs,
-		Short: "Re-seal every partner token with the first --encryption-keys key (key rotation step 2)",
-		RunE: func(c *cobra.Command, _ []string) error {
-			keys, err := a.keyring()
-			if err != nil {
-				return err
-			}
-			return a.withStore(c, func(ctx context.Context, s *controlplane.Store) error {
-				n, err := s.Partners(keys).ResealPartnerTokens(ctx, adminActor)
-				if perr := a.printJSON(map[string]any{"resealed": n, "sealingKey": keys.PrimaryKeyID()}); perr != nil {
-					return errors.Join(err, perr)
-				}
-				return err
-			})
-		}}
+	// Kept under partner for existing runbooks; it re-seals every secret, as `admin reseal` does.
+	reseal := a.resealCommand()
+	reseal.Short = "Re-seal every stored secret (partner and advertising tokens) with the first --encryption-keys key (same as `admin reseal`)"
+
 	cmd.AddCommand(connect, show, disconnect, reseal)
 	return cmd
 }

@@ -52,6 +52,7 @@ func New(out, logOut io.Writer) *cobra.Command {
 		a.configDocsCommand(root),
 		a.demoPageCommand(),
 		a.demoPartnerCommand(),
+		a.demoGoogleCommand(),
 	)
 	return root
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/revtrack/revtrack/query/reporting"
 	"github.com/revtrack/revtrack/query/tracking"
 	"github.com/revtrack/revtrack/schemas"
+	"github.com/revtrack/revtrack/uploader"
 )
 
 // components selects what one process runs.
@@ -101,15 +102,35 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 		}).Register(engine)
 	}
 
+	// The ad-conversion uploader: queue consumer, dispatcher and diagnostics poller. Built before
+	// the admin API so that, in one process, a user Retry is counted in its metrics.
+	var upload *uploader.Service
+	if c.upload {
+		if upload, err = a.uploadService(in, store, reg, a.log.With("component", "upload")); err != nil {
+			return err
+		}
+		// Run closes it too; this covers a start-up that fails before Run.
+		defer upload.Close()
+	}
+
 	if c.query {
 		// The control-plane API rides with the query edge: both are the workspace-facing,
 		// key-authenticated surface. The reporting API never writes and never triggers a sync; the
 		// admin API may start on-demand sync runs (POST /api/admin/sync-runs).
-		syncAPI, err := a.syncAPI(store, syncs, a.log.With("component", "admin-api"))
+		adminLog := a.log.With("component", "admin-api")
+		syncAPI, err := a.syncAPI(store, syncs, adminLog)
 		if err != nil {
 			return err
 		}
-		(&adminapi.API{Store: store, Log: a.log.With("component", "admin-api"), Sync: syncAPI}).Register(engine)
+		rows := uploader.NewRows(in.clickhouse)
+		if upload != nil {
+			rows = upload.Rows()
+		}
+		adsAPI, err := a.adsAPI(in, store, rows, adminLog)
+		if err != nil {
+			return err
+		}
+		(&adminapi.API{Store: store, Log: adminLog, Sync: syncAPI, Ads: adsAPI}).Register(engine)
 		queryLog := a.log.With("component", "query")
 		(&query.API{Keys: store, Sources: store, Tracking: tracking.New(in.clickhouse),
 			Reporting: reporting.New(in.clickhouse, reporting.WithLogger(queryLog)), Log: queryLog}).Register(engine)
@@ -129,6 +150,9 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 			return err
 		}
 		g.Go(func() error { return svc.Run(gctx) })
+	}
+	if upload != nil {
+		g.Go(func() error { return upload.Run(gctx) })
 	}
 
 	ln, err := net.Listen("tcp", a.cfg.HTTP.Addr)

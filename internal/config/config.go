@@ -21,6 +21,7 @@ import (
 	"github.com/revtrack/revtrack/internal/redisx"
 	"github.com/revtrack/revtrack/processors"
 	"github.com/revtrack/revtrack/processors/platformsync"
+	"github.com/revtrack/revtrack/uploader"
 )
 
 // HTTPConfig is the HTTP edge of a component.
@@ -43,9 +44,14 @@ type Config struct {
 	Ingest     ingest.Config
 	// PlatformSync is the partner API sync: its schedule (process component) and its walks.
 	PlatformSync platformsync.Config
+	// Uploader is the ad-conversion upload: the advertising connection's OAuth client and where
+	// Google is (admin API, query component), and the queue, dispatcher and diagnostics poller
+	// (upload component).
+	Uploader uploader.Config
 	// AutoMigrate applies migrations and creates topics at start-up.
 	AutoMigrate bool
-	// EncryptionKeys seals secrets at rest (partner tokens): id:base64key,... (controlplane.Keyring).
+	// EncryptionKeys seals secrets at rest (partner tokens, advertising refresh tokens):
+	// id:base64key,... (controlplane.Keyring).
 	EncryptionKeys string
 }
 
@@ -61,6 +67,7 @@ func Default() Config {
 		Process:        processors.DefaultConfig(),
 		Ingest:         ingest.DefaultConfig(),
 		PlatformSync:   platformsync.DefaultConfig(),
+		Uploader:       uploader.DefaultConfig(),
 		AutoMigrate:    true,
 		EncryptionKeys: controlplane.DevelopmentEncryptionKeys,
 	}
@@ -79,8 +86,9 @@ func (c *Config) RegisterFlags(fs *pflag.FlagSet) {
 	c.Process.RegisterFlags(fs)
 	c.Ingest.RegisterFlags(fs)
 	c.PlatformSync.RegisterFlags(fs)
+	c.Uploader.RegisterFlags(fs)
 	fs.BoolVar(&c.AutoMigrate, "auto-migrate", c.AutoMigrate, "apply ClickHouse migrations and create Kafka topics at start-up")
-	fs.StringVar(&c.EncryptionKeys, "encryption-keys", c.EncryptionKeys, "AES-256-GCM keys sealing secrets at rest (partner tokens), "+
+	fs.StringVar(&c.EncryptionKeys, "encryption-keys", c.EncryptionKeys, "AES-256-GCM keys sealing secrets at rest (partner tokens, advertising refresh tokens), "+
 		"comma-separated id:base64key (32-byte keys); the first seals, all open, so rotate by adding a new key first. "+
 		"The default "+controlplane.DevelopmentKeyID+" key is published and for local use only: production must set its own")
 }
@@ -109,7 +117,7 @@ func ApplyEnv(fs *pflag.FlagSet) error {
 // Validate checks everything and fills derived values.
 func (c *Config) Validate() error {
 	errs := []error{c.Log.Validate(), c.Kafka.Validate(), c.ClickHouse.Validate(), c.Redis.Validate(), c.Process.Validate(), c.Ingest.Validate(),
-		c.PlatformSync.Validate()}
+		c.PlatformSync.Validate(), c.Uploader.Validate()}
 	if _, _, err := net.SplitHostPort(c.HTTP.Addr); err != nil {
 		errs = append(errs, fmt.Errorf("http-addr: %w", err))
 	}
@@ -120,6 +128,9 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("base-url: %q is not an http(s) URL", c.HTTP.BaseURL))
 	}
 	c.HTTP.BaseURL = strings.TrimSuffix(c.HTTP.BaseURL, "/")
+	// Google sends the browser back to the callback under the public base URL unless another
+	// redirect URI is registered for the OAuth client.
+	c.Uploader.OAuthRedirectURL = c.Uploader.RedirectURL(c.HTTP.BaseURL)
 	if _, err := controlplane.ParseKeyring(c.EncryptionKeys); err != nil {
 		errs = append(errs, fmt.Errorf("encryption-keys: %w", err))
 	}

@@ -47,3 +47,32 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		}
 	}
 }
+
+func TestAdsRedirectURLDefaultsToTheBaseURL(t *testing.T) {
+	c := Default()
+	c.HTTP.BaseURL = "https://revtrack.example/"
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Uploader.OAuthRedirectURL; got != "https://revtrack.example/api/admin/ads/oauth/callback" {
+		t.Fatalf("redirect URL %q", got)
+	}
+	c = Default()
+	c.Uploader.OAuthRedirectURL = "https://login.example/cb"
+	if err := c.Validate(); err != nil || c.Uploader.OAuthRedirectURL != "https://login.example/cb" {
+		t.Fatalf("configured redirect URL: %q %v", c.Uploader.OAuthRedirectURL, err)
+	}
+}
+
+func TestAdsSettingsValidated(t *testing.T) {
+	c := Default()
+	c.Uploader.OAuthClientID = "client"
+	c.Uploader.DiagnosticsDelay = 0
+	c.Uploader.EventSource = "STORE"
+	err := c.Validate()
+	for _, want := range []string{"ads-oauth-client-secret", "ads-diagnostics-delay", "ads-event-source"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %s: %v", want, err)
+		}
+	}
+}
