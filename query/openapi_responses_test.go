@@ -58,7 +58,8 @@ type contractEnv struct {
 	platform             platformFixture
 	from, to             string // a range holding the tracking events
 	eventDay             time.Time
-	partnerURL           string // a partner API stand-in
+	partnerURL           string      // a partner API stand-in
+	ads                  adsContract // the fake Google of the advertising setup
 }
 
 // Rate limits low enough to reach in a test, high enough for the calls on the main source.
@@ -114,10 +115,13 @@ func startContractEnv(t *testing.T) contractEnv {
 	t.Cleanup(partner.Close)
 	e.partnerURL = partner.URL
 
+	// The advertising connection goes to a fake of Google's APIs (openapi_ads_test.go).
+	e.ads = startAdsContract(t, db, tenant)
+
 	limit := fmt.Sprint(testRateLimit)
 	keys := "test-k1:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32))
-	app := runapp.Start(t, testenv.KafkaConfig(t), db.CH, db.RedisC, "--encryption-keys", keys,
-		"--ingest-server-events-per-minute", limit, "--ingest-browser-requests-per-minute", limit)
+	app := runapp.Start(t, testenv.KafkaConfig(t), db.CH, db.RedisC, append([]string{"--encryption-keys", keys,
+		"--ingest-server-events-per-minute", limit, "--ingest-browser-requests-per-minute", limit}, e.ads.flags()...)...)
 	e.base = app.URL()
 	return e
 }
@@ -196,7 +200,7 @@ func TestOpenAPIResponsesMatchHandlers(t *testing.T) {
 		run(c)
 	}
 	e.awaitTrackingData(t)
-	for _, calls := range [][]call{e.trackingCalls(), e.reportingCalls(), e.adminCalls()} {
+	for _, calls := range [][]call{e.trackingCalls(), e.reportingCalls(), e.adminCalls(), e.adsCalls()} {
 		for _, c := range calls {
 			run(c)
 		}

@@ -53,9 +53,11 @@ func registeredRoutes(t testing.TB) map[string]bool {
 	e := gin.New()
 	(&query.API{Log: quiet}).Register(e)
 	ingest.New(ingest.DefaultConfig(), ingest.Deps{Log: quiet}).Register(e)
-	// Typed so that the optional admin routes (customer exclusions, partner connection, sync runs)
-	// are mounted as `revtrack all` mounts them; registering calls nothing on them.
-	(&adminapi.API{Store: (*controlplane.Store)(nil), Sync: &adminapi.SyncAPI{}, Log: quiet}).Register(e)
+	// Typed so that the optional admin routes (customer exclusions, partner connection, sync runs,
+	// the advertising setup with its verification and the key-less OAuth callback) are mounted as
+	// `revtrack all` mounts them; registering calls nothing on them.
+	(&adminapi.API{Store: (*controlplane.Store)(nil), Sync: &adminapi.SyncAPI{},
+		Ads: &adminapi.AdsAPI{Verifier: &adminapi.AdsVerifier{}, Log: quiet}, Log: quiet}).Register(e)
 	out := map[string]bool{}
 	for _, r := range e.Routes() {
 		if !slices.ContainsFunc(documentedPrefixes, func(p string) bool { return strings.HasPrefix(r.Path, p) }) {
