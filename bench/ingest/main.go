@@ -10,7 +10,11 @@
 //   - browser batches (POST /v1/collect) through the edge, next to the same bare handler decoding
 //     the same batch;
 //   - end-to-end freshness: at a steady rate of server events, the time from each 2xx to the first
-//     ClickHouse poll that returns the event's row.
+//     ClickHouse poll that returns the event's row;
+//   - the ad-upload queue (upload.go): mapped events from Kafka through the upload matcher and the
+//     uploader to the fake Google and back to row states, next to the Google client alone.
+//
+// -edge=false skips the first three, -upload=false the last (-only-upload: the last alone).
 //
 // It needs the test stack (STACK_NAME=test deploy/local/stack up) and wrk; the REVTRACK_KAFKA_BROKERS,
 // REVTRACK_CLICKHOUSE_ADDR and REVTRACK_REDIS_ADDR variables locate the stack. Everything it creates
@@ -44,6 +48,8 @@ type options struct {
 	wrk, cpuprofile, revtrackArgs, stack   string
 	command                                string
 	verbose, strict                        bool
+	edge, upload, onlyUpload               bool
+	up                                     uploadOptions
 }
 
 func main() {
@@ -63,6 +69,10 @@ func main() {
 	flag.StringVar(&o.stack, "stack-dir", ".stack/test", "the test stack's state directory, for the CPU use of its services (optional)")
 	flag.BoolVar(&o.verbose, "v", false, "print wrk's own output of every measured run")
 	flag.BoolVar(&o.strict, "strict", false, "exit 1 when a target is missed")
+	flag.BoolVar(&o.edge, "edge", true, "run the edge sections: server events, browser batches, freshness")
+	flag.BoolVar(&o.upload, "upload", true, "run the ad-upload queue section (upload.go)")
+	flag.BoolVar(&o.onlyUpload, "only-upload", false, "run the ad-upload queue section alone (-edge=false -upload)")
+	registerUploadFlags(flag.CommandLine, &o.up)
 	flag.Parse()
 	os.Exit(run(o))
 }
@@ -85,6 +95,22 @@ func (r row) eventsPerSec() float64 { return r.res.AcceptedPerSec() * float64(r.
 func run(o options) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if o.onlyUpload {
+		o.edge, o.upload = false, true
+	}
+	code := 0
+	if o.edge {
+		code = runEdge(ctx, o)
+	}
+	if o.upload && ctx.Err() == nil {
+		code = max(code, runUpload(ctx, o))
+	}
+	return code
+}
+
+// runEdge runs the edge sections: server events and browser batches against the bare baseline,
+// and freshness.
+func runEdge(ctx context.Context, o options) int {
 	if _, err := exec.LookPath(o.wrk); err != nil {
 		progress("wrk not found (apt-get install wrk; `make bench-ingest` installs it): %v", err)
 		return 1
