@@ -17,8 +17,9 @@ import (
 )
 
 // deriveChunk keys per lookup keep the bound ID set (about 45 bytes per shop or charge GID) well
-// below ClickHouse's max_query_size of 256 KiB. Each lookup scans the app's rows once, so the chunk
-// is as large as that allows: a batch of the default 5,000 records needs at most two.
+// below ClickHouse's max_query_size of 256 KiB. A lookup in a source table scans the app's rows
+// once, so the chunk is as large as that allows: a batch of the default 5,000 records needs at most
+// two.
 const deriveChunk = 3000
 
 // PlatformDeriver fills platform_customers and platform_charges, which the partner API offers no
@@ -37,11 +38,17 @@ const deriveChunk = 3000
 // partition and one consumer at a time, so two derivations of one customer never race.
 // Versions are wall-clock microseconds, strictly increasing per process, so the later derivation,
 // which has seen at least as many events, wins.
+//
+// The reads go to the copies of the two tables ordered by customer (migration 0012), where each
+// customer is a key range, once those are recorded complete (copySources), and to the tables
+// themselves until then. From the copy, a customer's usage records are summed up by ClickHouse to
+// the few the fold can use (platform_derive_usage.go).
 type PlatformDeriver struct {
 	conn      PlatformConn
 	customers *TableSink[customerRow]
 	charges   *TableSink[chargeRow]
 	now       func() time.Time
+	sources   copySources
 
 	mu      sync.Mutex
 	lastVer uint64
@@ -63,7 +70,8 @@ func compareKeys(a, b rowKey) int {
 }
 
 // Derive recomputes what the landed records touched: per chunk of deriveChunk customers two reads
-// (their events, their charges' billing intervals), per chunk of re-billed charges two more (the
+// (their events, their charges' billing intervals; three from the copies, where the usage records
+// are read apart), per chunk of re-billed charges two more (the
 // charges, their intervals), all in parallel, then one insert per derived table, both in parallel.
 // Every failure is returned as transient: the rows are derived from data ClickHouse already
 // accepted, so a refusal here says nothing about the batch's records, and dead-lettering them would
@@ -76,27 +84,30 @@ func (d *PlatformDeriver) Derive(ctx context.Context, txns, events []schemas.Pla
 		}
 	}
 	charges := map[rowKey]bool{}
+	chargeCustomers := map[rowKey]string{}
 	for _, r := range txns {
 		t := r.Transaction
 		if t.Type == kindSubscription && t.ChargeID != "" && !customers[rowKey{r.WorkspaceID, r.AppID, t.CustomerID}] {
 			charges[rowKey{r.WorkspaceID, r.AppID, t.ChargeID}] = true
+			chargeCustomers[rowKey{r.WorkspaceID, r.AppID, t.ChargeID}] = t.CustomerID
 		}
 	}
+	src := d.sources.read(ctx, d.conn, d.now())
 	ver := d.version()
 	custChunks, chargeChunks := chunks(customers), chunks(charges)
 	custRows := make([][]customerRow, len(custChunks))
 	chargeRows := make([][]chargeRow, len(custChunks)+len(chargeChunks))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(maxDeriveLookups / 2) // each step runs two reads
+	g.SetLimit(maxDeriveLookups / 2) // each step runs two reads (three from the copies)
 	for i, keys := range custChunks {
 		g.Go(func() (err error) {
-			custRows[i], chargeRows[i], err = d.deriveCustomers(gctx, keys, ver)
+			custRows[i], chargeRows[i], err = d.deriveCustomers(gctx, src, keys, ver)
 			return err
 		})
 	}
 	for i, keys := range chargeChunks {
 		g.Go(func() (err error) {
-			chargeRows[len(custChunks)+i], err = d.refreshIntervals(gctx, keys, ver)
+			chargeRows[len(custChunks)+i], err = d.refreshIntervals(gctx, src, keys, chargeCustomers, ver)
 			return err
 		})
 	}
@@ -127,12 +138,24 @@ func chunks(m map[rowKey]bool) [][]rowKey {
 }
 
 // deriveCustomers folds the given customers.
-func (d *PlatformDeriver) deriveCustomers(ctx context.Context, keys []rowKey, ver uint64) ([]customerRow, []chargeRow, error) {
+func (d *PlatformDeriver) deriveCustomers(ctx context.Context, src readSources, keys []rowKey, ver uint64) ([]customerRow, []chargeRow, error) {
 	var events map[rowKey][]storedEvent
 	var intervals map[rowKey]string
+	intervalsQ := selectCustomerIntervals
+	if src.sales {
+		intervalsQ = selectCustomerIntervalsByCustomer
+	}
+	args, _ := keyArgs(keys)
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { events, err = d.readEvents(gctx, keys); return err })
-	g.Go(func() (err error) { intervals, err = d.readIntervals(gctx, selectCustomerIntervals, keys); return err })
+	g.Go(func() (err error) {
+		if src.events {
+			events, err = d.readEventsByCustomer(gctx, keys)
+		} else {
+			events, err = d.readEvents(gctx, selectDeriveEvents, keys)
+		}
+		return err
+	})
+	g.Go(func() (err error) { intervals, err = d.readIntervals(gctx, intervalsQ, args); return err })
 	if err := g.Wait(); err != nil {
 		return nil, nil, err
 	}
@@ -164,13 +187,26 @@ func (d *PlatformDeriver) deriveCustomers(ctx context.Context, keys []rowKey, ve
 
 // refreshIntervals returns a new version of the given charges whose billing interval differs from
 // their latest subscription transaction's. Charges without a row yet get theirs when their events
-// land (the fold reads the transactions too).
-func (d *PlatformDeriver) refreshIntervals(ctx context.Context, keys []rowKey, ver uint64) ([]chargeRow, error) {
+// land (the fold reads the transactions too). The copy of the subscription transactions is ordered
+// by customer, so there the intervals are looked up by the customers the batch's transactions name
+// (customerOf): all their charges' (a customer has a few), of which the given ones are used. A set
+// of customers and one of charges together would not fit ClickHouse's max_query_size.
+func (d *PlatformDeriver) refreshIntervals(ctx context.Context, src readSources, keys []rowKey, customerOf map[rowKey]string,
+	ver uint64) ([]chargeRow, error) {
 	var current []chargeRow
 	var intervals map[rowKey]string
+	args, _ := keyArgs(keys)
+	q := selectChargeIntervals
+	if src.sales {
+		customers := map[string]bool{}
+		for _, k := range keys {
+			customers[customerOf[k]] = true
+		}
+		q, args = selectCustomerIntervalsByCustomer, []any{args[0], args[1], valueSet(customers)}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) { current, err = d.readCharges(gctx, keys); return err })
-	g.Go(func() (err error) { intervals, err = d.readIntervals(gctx, selectChargeIntervals, keys); return err })
+	g.Go(func() (err error) { intervals, err = d.readIntervals(gctx, q, args); return err })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -204,9 +240,9 @@ func valueSet(m map[string]bool) []clickhouse.GroupSet {
 	return set
 }
 
-func (d *PlatformDeriver) readEvents(ctx context.Context, keys []rowKey) (map[rowKey][]storedEvent, error) {
+func (d *PlatformDeriver) readEvents(ctx context.Context, q string, keys []rowKey) (map[rowKey][]storedEvent, error) {
 	args, asked := keyArgs(keys)
-	rows, err := d.conn.Query(ctx, selectDeriveEvents, args...)
+	rows, err := d.conn.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read lifecycle events to derive: %w", err)
 	}
@@ -233,8 +269,7 @@ func (d *PlatformDeriver) readEvents(ctx context.Context, keys []rowKey) (map[ro
 
 // readIntervals returns the billing interval per charge. It may return charges it was not asked
 // for (see keyArgs); callers look their own charges up.
-func (d *PlatformDeriver) readIntervals(ctx context.Context, q string, keys []rowKey) (map[rowKey]string, error) {
-	args, _ := keyArgs(keys)
+func (d *PlatformDeriver) readIntervals(ctx context.Context, q string, args []any) (map[rowKey]string, error) {
 	rows, err := d.conn.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read billing intervals: %w", err)

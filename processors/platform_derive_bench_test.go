@@ -2,6 +2,10 @@ package processors
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"iter"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,8 +81,13 @@ func (t *landTimes) add(o landTimes) {
 // landTimed writes recs in batches through the sink's inserts, then derives each batch.
 func landTimed(b *testing.B, conn PlatformConn, recs []schemas.PlatformRecord, batch int) landTimes {
 	b.Helper()
+	return landTimedWith(b, conn, recs, batch, NewPlatformDeriver(conn))
+}
+
+// landTimedWith is landTimed with a given derivation.
+func landTimedWith(b *testing.B, conn PlatformConn, recs []schemas.PlatformRecord, batch int, d *PlatformDeriver) landTimes {
+	b.Helper()
 	s := NewPlatformSink(conn)
-	d := s.Derive
 	s.Derive = nil
 	var out landTimes
 	ctx := context.Background()
@@ -117,6 +126,12 @@ func recordTime(r schemas.PlatformRecord) time.Time {
 // fakeRecords converts the data set into the records the sync would produce (per app: events, then
 // transactions), the way processors/platformsync converts API nodes.
 func fakeRecords(ds *partnerfake.Dataset, ws string) []schemas.PlatformRecord {
+	return slices.Collect(fakeRecordSeq(ds, ws))
+}
+
+// fakeRecordSeq yields fakeRecords one at a time, so that a data set of millions of records is never
+// held as records.
+func fakeRecordSeq(ds *partnerfake.Dataset, ws string) iter.Seq[schemas.PlatformRecord] {
 	shops := map[string]partnerfake.Shop{}
 	for _, s := range ds.Shops {
 		shops[s.ID] = s
@@ -124,34 +139,40 @@ func fakeRecords(ds *partnerfake.Dataset, ws string) []schemas.PlatformRecord {
 	synced := ds.Config.End.Add(time.Hour)
 	txTypes := map[string]string{"AppSubscriptionSale": "subscription", "AppUsageSale": "usage", "AppOneTimeSale": "one_time",
 		"AppSaleAdjustment": "adjustment", "AppSaleCredit": "credit"}
-	var out []schemas.PlatformRecord
-	for i, app := range ds.Apps {
-		for e := range ds.Events(i) {
-			shop := shops[e.ShopID]
-			le := &schemas.LifecycleEvent{Type: e.Type, CustomerID: e.ShopID, ShopDomain: shop.Domain, ShopName: shop.Name,
-				OccurredAt: e.OccurredAt, Reason: e.Reason, Description: e.Description}
-			if c := e.Charge; c != nil {
-				amount := c.Amount.Minor
-				le.ChargeID, le.ChargeType, le.ChargeName, le.AmountCents, le.Currency, le.Test = c.ID, c.Typename, c.Name, &amount,
-					c.Amount.Currency, c.Test
-				if !c.BillingOn.IsZero() {
-					on := c.BillingOn
-					le.BillingOn = &on
+	return func(yield func(schemas.PlatformRecord) bool) {
+		for i, app := range ds.Apps {
+			for e := range ds.Events(i) {
+				shop := shops[e.ShopID]
+				le := &schemas.LifecycleEvent{Type: e.Type, CustomerID: e.ShopID, ShopDomain: shop.Domain, ShopName: shop.Name,
+					OccurredAt: e.OccurredAt, Reason: e.Reason, Description: e.Description}
+				if c := e.Charge; c != nil {
+					amount := c.Amount.Minor
+					le.ChargeID, le.ChargeType, le.ChargeName, le.AmountCents, le.Currency, le.Test = c.ID, c.Typename, c.Name, &amount,
+						c.Amount.Currency, c.Test
+					if !c.BillingOn.IsZero() {
+						on := c.BillingOn
+						le.BillingOn = &on
+					}
+				}
+				// The key platformsync gives an event (a hash), so that the events lie in the table as they do in production.
+				h := sha256.Sum256([]byte(strings.Join([]string{le.Type, le.OccurredAt.Format(time.RFC3339), le.CustomerID, le.ChargeID}, "\x1f")))
+				le.EventKey = hex.EncodeToString(h[:16])
+				if !yield(schemas.PlatformRecord{Kind: "lifecycle_event", WorkspaceID: ws, AppID: app.ID, SyncedAt: synced, LifecycleEvent: le}) {
+					return
 				}
 			}
-			le.EventKey = strings.Join([]string{le.Type, le.OccurredAt.Format(time.RFC3339), le.CustomerID, le.ChargeID}, "|")
-			out = append(out, schemas.PlatformRecord{Kind: "lifecycle_event", WorkspaceID: ws, AppID: app.ID, SyncedAt: synced, LifecycleEvent: le})
-		}
-		for tx := range ds.Transactions() {
-			if tx.AppID != app.ID {
-				continue
+			for tx := range ds.Transactions() {
+				if tx.AppID != app.ID {
+					continue
+				}
+				t := &schemas.Transaction{TransactionID: tx.ID, Type: txTypes[tx.Typename], CustomerID: tx.ShopID,
+					ShopDomain: shops[tx.ShopID].Domain, ChargeID: tx.ChargeID, CreatedAt: tx.CreatedAt, Currency: tx.Gross.Currency,
+					GrossCents: tx.Gross.Minor, PlatformFeeCents: tx.ShopifyFee.Minor, NetCents: tx.Net.Minor,
+					BillingInterval: strings.ToLower(tx.BillingInterval)}
+				if !yield(schemas.PlatformRecord{Kind: "transaction", WorkspaceID: ws, AppID: app.ID, SyncedAt: synced, Transaction: t}) {
+					return
+				}
 			}
-			t := &schemas.Transaction{TransactionID: tx.ID, Type: txTypes[tx.Typename], CustomerID: tx.ShopID,
-				ShopDomain: shops[tx.ShopID].Domain, ChargeID: tx.ChargeID, CreatedAt: tx.CreatedAt, Currency: tx.Gross.Currency,
-				GrossCents: tx.Gross.Minor, PlatformFeeCents: tx.ShopifyFee.Minor, NetCents: tx.Net.Minor,
-				BillingInterval: strings.ToLower(tx.BillingInterval)}
-			out = append(out, schemas.PlatformRecord{Kind: "transaction", WorkspaceID: ws, AppID: app.ID, SyncedAt: synced, Transaction: t})
 		}
 	}
-	return out
 }

@@ -19,7 +19,10 @@ func TestPlatformDeriveQueriesRunOnCurrentClickHouse(t *testing.T) {
 	for _, m := range ms {
 		statements = append(statements, m.Statements...)
 	}
-	for _, q := range []string{selectDeriveEvents, selectCustomerIntervals, selectChargeIntervals, selectLatestCharges} {
+	statements = append(statements, selectCompleteCopies)
+	for _, q := range []string{selectDeriveEvents, selectCustomerIntervals, selectChargeIntervals, selectLatestCharges,
+		selectDeriveEventsByCustomer, selectCustomerIntervalsByCustomer, selectDeriveUsageByCustomer,
+		selectDeriveUsageRecordsByCustomer} {
 		// The driver renders the sets bound by keyArgs as (('a'), ('b'), …).
 		statements = append(statements, strings.ReplaceAll(q, "IN (?)", "IN (('x'), ('y'))"))
 	}

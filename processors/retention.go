@@ -20,9 +20,9 @@ const (
 )
 
 // retainedTables are the tables of raw tracking data and what is derived from it, each
-// partitioned by month (toYYYYMM of its time column). acquisitions goes too: it holds the click IDs
-// and landing URLs of the browser events it summarises.
-var retainedTables = []string{"acquisitions", "browser_events", "funnel_events", "server_events", "session_state", "sessions"}
+// partitioned by month (toYYYYMM of its time column). acquisitions and acquisition_clicks go too:
+// they hold the click IDs and landing URLs of the browser events they summarise.
+var retainedTables = []string{"acquisition_clicks", "acquisitions", "browser_events", "funnel_events", "server_events", "session_state", "sessions"}
 
 // RetentionConn is the part of a ClickHouse connection the retention job needs.
 type RetentionConn interface {

@@ -28,12 +28,29 @@ FROM (
 WHERE m_enabled = 1 AND c_state = 'connected'
 ORDER BY workspace_id, mapping_id`
 
-	// selectClickEvidence reads the first click identifiers of the given acquisitions, merged over
-	// their monthly rows. An acquisition without browser events has no row at all (the matcher
-	// tells that apart from one that captured no click).
-	selectClickEvidence = `SELECT source_id, acquisition_id, argMinMerge(first_gclid), argMinMerge(first_gbraid),
-argMinMerge(first_wbraid)
-FROM acquisitions
-WHERE workspace_id IN (?) AND source_id IN (?) AND acquisition_id IN (?)
-GROUP BY source_id, acquisition_id`
+	// selectClickEvidence reads the click identifiers of the given acquisitions, merged over their
+	// monthly rows: the first non-empty value of each (acquisition_clicks, migration 0015), else the
+	// first touch's (acquisitions), which is all there is for browser events landed before
+	// acquisition_clicks existed. A browser that first came organically and later through an ad thus
+	// keeps its click. An acquisition without browser events has no row at all (the matcher tells that
+	// apart from one that captured no click); acquisition_clicks has no row for one that never
+	// captured a click, and the join's default '' then falls back to first_* (also '').
+	//
+	// Both sides are filtered by the same sets, so they are bound by number and each is used twice:
+	// $1 workspaces, $2 sources, $3 acquisition IDs.
+	selectClickEvidence = `SELECT source_id, acquisition_id, if(c_gclid != '', c_gclid, f_gclid), if(c_gbraid != '', c_gbraid, f_gbraid),
+    if(c_wbraid != '', c_wbraid, f_wbraid)
+FROM (
+    SELECT source_id, acquisition_id, argMinMerge(first_gclid) AS f_gclid, argMinMerge(first_gbraid) AS f_gbraid,
+        argMinMerge(first_wbraid) AS f_wbraid
+    FROM acquisitions
+    WHERE workspace_id IN ($1) AND source_id IN ($2) AND acquisition_id IN ($3)
+    GROUP BY source_id, acquisition_id
+) AS first_touch ANY LEFT JOIN (
+    SELECT source_id, acquisition_id, argMinMerge(click_gclid) AS c_gclid, argMinMerge(click_gbraid) AS c_gbraid,
+        argMinMerge(click_wbraid) AS c_wbraid
+    FROM acquisition_clicks
+    WHERE workspace_id IN ($1) AND source_id IN ($2) AND acquisition_id IN ($3)
+    GROUP BY source_id, acquisition_id
+) AS clicks USING (source_id, acquisition_id)`
 )

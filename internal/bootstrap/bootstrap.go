@@ -5,6 +5,7 @@ package bootstrap
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/redis/go-redis/v9"
@@ -13,6 +14,7 @@ import (
 	"github.com/revtrack/revtrack/internal/clickhousex"
 	"github.com/revtrack/revtrack/internal/kafkax"
 	"github.com/revtrack/revtrack/internal/redisx"
+	"github.com/revtrack/revtrack/internal/reportingbackfill"
 	"github.com/revtrack/revtrack/schemas"
 )
 
@@ -37,10 +39,27 @@ func Migrate(ctx context.Context, ch clickhousex.Config, rdb *redis.Client, pref
 		},
 	}
 	res, err := m.Run(ctx)
+	if err == nil {
+		settleCopies(ctx, db, m.Locker, ch.Database, log)
+	}
 	if db != nil {
 		_ = db.Close()
 	}
 	return res, err
+}
+
+// settleCopies fills or records the copies that materialized views fill (reportingbackfill.Auto),
+// one process at a time. A failure is logged, not returned: readers cope with an incomplete copy,
+// and `revtrack admin reporting backfill` finishes the work.
+func settleCopies(ctx context.Context, db driver.Conn, l schemas.Locker, database string, log *slog.Logger) {
+	unlock, err := l.Lock(ctx, "copy-backfill:"+database, 10*time.Minute)
+	if err == nil {
+		defer func() { _ = unlock(context.WithoutCancel(ctx)) }()
+		err = reportingbackfill.Auto(ctx, db, log)
+	}
+	if err != nil {
+		log.Error("copies not settled after the migrations: run `revtrack admin reporting backfill`", "err", err)
+	}
 }
 
 // TopicSpecs converts the declared topics for the admin client.

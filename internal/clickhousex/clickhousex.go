@@ -89,7 +89,10 @@ func open(ctx context.Context, c Config, db string) (driver.Conn, error) {
 		DialTimeout:  c.DialTimeout,
 		ReadTimeout:  c.ReadTimeout,
 		MaxOpenConns: c.MaxOpenConns,
-		MaxIdleConns: min(c.MaxOpenConns, 4),
+		// Every open connection may stay idle: a request that runs its queries concurrently (the
+		// reporting summary runs up to eight) would otherwise close the connections beyond the idle
+		// limit when it ends and dial them again on the next request.
+		MaxIdleConns: c.MaxOpenConns,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("clickhouse open %s: %w", c.Addr, err)

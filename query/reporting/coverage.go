@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Sync streams whose cursors tell coverage (METRICS 7.1). Usage charges arrive through the
@@ -88,11 +90,22 @@ type syncView struct {
 	runs    map[string]syncState
 }
 
+// readSyncView reads the cursors and the runs of the covered apps, concurrently.
 func (s *Store) readSyncView(ctx context.Context, sc Scope) (*syncView, error) {
 	v := &syncView{apps: slices.Sorted(slices.Values(sc.AppIDs)), cursors: map[string]map[string]cursor{}, runs: map[string]syncState{}}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return s.readCursors(gctx, sc, v) })
+	g.Go(func() error { return s.readRuns(gctx, sc, v) })
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func (s *Store) readCursors(ctx context.Context, sc Scope, v *syncView) error {
 	rows, err := s.conn.Query(ctx, selectCursors, sc.WorkspaceID, sc.apps())
 	if err != nil {
-		return nil, fmt.Errorf("read sync cursors: %w", err)
+		return fmt.Errorf("read sync cursors: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -101,7 +114,7 @@ func (s *Store) readSyncView(ctx context.Context, sc Scope) (*syncView, error) {
 			end                uint32
 		)
 		if err := rows.Scan(&app, &stream, &value, &end); err != nil {
-			return nil, fmt.Errorf("read sync cursors: %w", err)
+			return fmt.Errorf("read sync cursors: %w", err)
 		}
 		if v.cursors[app] == nil {
 			v.cursors[app] = map[string]cursor{}
@@ -109,11 +122,15 @@ func (s *Store) readSyncView(ctx context.Context, sc Scope) (*syncView, error) {
 		v.cursors[app][stream] = cursor{Value: value, WindowEnd: unix(end)}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read sync cursors: %w", err)
+		return fmt.Errorf("read sync cursors: %w", err)
 	}
+	return nil
+}
+
+func (s *Store) readRuns(ctx context.Context, sc Scope, v *syncView) error {
 	runs, err := s.conn.Query(ctx, selectSyncState, sc.WorkspaceID, sc.apps())
 	if err != nil {
-		return nil, fmt.Errorf("read sync runs: %w", err)
+		return fmt.Errorf("read sync runs: %w", err)
 	}
 	defer runs.Close()
 	for runs.Next() {
@@ -123,12 +140,17 @@ func (s *Store) readSyncView(ctx context.Context, sc Scope) (*syncView, error) {
 			success, finishedStart uint32
 		)
 		if err := runs.Scan(&app, &success, &st.FinishedStatus, &finishedStart, &st.LatestStatus); err != nil {
-			return nil, fmt.Errorf("read sync runs: %w", err)
+			return fmt.Errorf("read sync runs: %w", err)
 		}
 		st.LastSuccess, st.FinishedStarted = unix(success), unix(finishedStart)
 		v.runs[app] = st
 	}
-	return v, runs.Err()
+	return runs.Err()
+}
+
+// only is the view narrowed to one app (the detail's customer's).
+func (v *syncView) only(app string) *syncView {
+	return &syncView{apps: []string{app}, cursors: v.cursors, runs: v.runs}
 }
 
 // streamCoverage is METRICS 7.2 for one app's stream and a range ending on the reporting date.

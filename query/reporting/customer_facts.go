@@ -123,6 +123,89 @@ func (s *Store) loadCustomerFacts(ctx context.Context, sc Scope, ids []string, d
 	return f, nil
 }
 
+// loadListFacts reads what the customer list needs of the given customers on date d: the rows of
+// their charges and transactions, and their events and usage charges already reduced in
+// ClickHouse. It fills what loadCustomerFacts does except the rows a timeline needs (events, and the
+// usage charges' currencies and 30-day sums, which only the detail shows).
+func (s *Store) loadListFacts(ctx context.Context, sc Scope, ids []string, d Date) (*customerFacts, error) {
+	f := &customerFacts{}
+	if len(ids) == 0 {
+		return f, nil
+	}
+	page := pageArgs(ids)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) { f.charges, err = s.readCustomerCharges(gctx, sc, page); return })
+	g.Go(func() error { return s.readListEventFacts(gctx, sc, page, d, f) })
+	g.Go(func() (err error) { f.txs, err = s.readCustomerTransactions(gctx, sc, page); return })
+	g.Go(func() (err error) { f.usageCharges, err = s.readListUsageChargeFacts(gctx, sc, page, d); return })
+	g.Go(func() (err error) {
+		f.usageEvents, err = s.readCustomerUsageEvents(gctx, sc, page, d.End())
+		return
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	f.reduceTransactions(d)
+	return f, nil
+}
+
+// readListEventFacts fills the relationship history and the charge-state events on d
+// (selectListEventFacts).
+func (s *Store) readListEventFacts(ctx context.Context, sc Scope, page []any, d Date, f *customerFacts) error {
+	end := epoch(d.End())
+	rows, err := s.conn.Query(ctx, selectListEventFacts, append([]any{end, end, end, end, end, sc.WorkspaceID, sc.apps()}, page...)...)
+	if err != nil {
+		return fmt.Errorf("read customer events: %w", err)
+	}
+	defer rows.Close()
+	f.chargeEvents, f.summary = map[chargeKey]chargeEventFacts{}, map[string]eventSummary{}
+	for rows.Next() {
+		var (
+			k, charge                                              string
+			first, last, activated, lastUn, firstUn, lastInstalled uint32
+			lastState                                              uint64
+		)
+		if err := rows.Scan(&k, &charge, &first, &last, &lastState, &activated, &lastUn, &firstUn, &lastInstalled); err != nil {
+			return fmt.Errorf("read customer events: %w", err)
+		}
+		e := f.summary[k]
+		e.FirstAt, e.LastAt = earliest(e.FirstAt, unix(first)), latest(e.LastAt, unix(last))
+		e.LastUninstall, e.FirstUninstall = latest(e.LastUninstall, unix(lastUn)), earliest(e.FirstUninstall, unix(firstUn))
+		e.LastInstall = latest(e.LastInstall, unix(lastInstalled))
+		f.summary[k] = e
+		if charge != "" {
+			f.chargeEvents[chargeKey{k, charge}] = chargeEventFacts{LastA: eventFromKey(lastState), FirstActivated: unix(activated)}
+		}
+	}
+	return rows.Err()
+}
+
+// readListUsageChargeFacts reads each customer's latest non-test usage charge before end(D), which
+// is all the list needs of them (the usage_billing tag and lastActive): the facts carry no currency,
+// and Count is 1 for a customer with one.
+func (s *Store) readListUsageChargeFacts(ctx context.Context, sc Scope, page []any, d Date) (map[string]map[string]usageChargeFacts, error) {
+	args := append(append([]any{epoch(d.End()), sc.WorkspaceID, sc.apps()}, page...), sc.WorkspaceID, sc.apps())
+	rows, err := s.conn.Query(ctx, selectListUsageChargeFacts, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read customer usage charges: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]map[string]usageChargeFacts{}
+	for rows.Next() {
+		var (
+			k    string
+			last uint32
+		)
+		if err := rows.Scan(&k, &last); err != nil {
+			return nil, fmt.Errorf("read customer usage charges: %w", err)
+		}
+		if last != 0 {
+			out[k] = map[string]usageChargeFacts{"": {Count: 1, LastAt: unix(last)}}
+		}
+	}
+	return out, rows.Err()
+}
+
 func (s *Store) readCustomerCharges(ctx context.Context, sc Scope, page []any) (map[string][]*Charge, error) {
 	rows, err := s.conn.Query(ctx, selectCustomerCharges, append([]any{sc.WorkspaceID, sc.apps()}, page...)...)
 	if err != nil {
@@ -247,7 +330,15 @@ func (s *Store) readCustomerUsageEvents(ctx context.Context, sc Scope, page []an
 // reduce computes, on date d, what the customer fields need from the rows: the charge-state events
 // (METRICS 2.1), the relationship history, the transaction sums and the usage charges.
 func (f *customerFacts) reduce(d Date, usageCharges map[string][]usageChargeRow) {
-	end, from30 := d.End(), d.AddDays(-29).Start()
+	f.reduceEvents(d)
+	f.reduceTransactions(d)
+	f.reduceUsageCharges(d, usageCharges)
+}
+
+// reduceEvents is the charge-state events and the relationship history on date d; the list reads
+// the same from ClickHouse (selectListEventFacts).
+func (f *customerFacts) reduceEvents(d Date) {
+	end := d.End()
 	f.chargeEvents, f.summary = map[chargeKey]chargeEventFacts{}, map[string]eventSummary{}
 	for k, evs := range f.events {
 		var s eventSummary
@@ -280,6 +371,11 @@ func (f *customerFacts) reduce(d Date, usageCharges map[string][]usageChargeRow)
 		}
 		f.summary[k] = s
 	}
+}
+
+// reduceTransactions is the transaction sums on date d.
+func (f *customerFacts) reduceTransactions(d Date) {
+	end, from30 := d.End(), d.AddDays(-29).Start()
 	f.tx = map[string]map[string]*txFacts{}
 	for k, txs := range f.txs {
 		byCur := map[string]*txFacts{}
@@ -328,6 +424,11 @@ func (f *customerFacts) reduce(d Date, usageCharges map[string][]usageChargeRow)
 		}
 		f.tx[k] = byCur
 	}
+}
+
+// reduceUsageCharges is the usage-charge facts on date d.
+func (f *customerFacts) reduceUsageCharges(d Date, usageCharges map[string][]usageChargeRow) {
+	end, from30 := d.End(), d.AddDays(-29).Start()
 	f.usageCharges = map[string]map[string]usageChargeFacts{}
 	for k, us := range usageCharges {
 		byCur := map[string]usageChargeFacts{}

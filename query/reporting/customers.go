@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Customer is a list item and the detail's customer (METRICS 5). Optional fields are omitted when
@@ -65,7 +68,8 @@ type CustomerList struct {
 var customerIDPattern = regexp.MustCompile(`^cus_[0-9a-f]{20}$`)
 
 // Customers lists one page of customers ordered by ID. The list is not filtered by its range; the
-// range only sets the reporting date of the computed fields.
+// range only sets the reporting date of the computed fields. The page may be a kept one (cache.go):
+// the caller must not modify it.
 func (s *Store) Customers(ctx context.Context, req ListRequest) (CustomerList, error) {
 	if req.Cursor != "" && !customerIDPattern.MatchString(req.Cursor) {
 		return CustomerList{}, fmt.Errorf("%w: cursor must be a nextCursor value of a previous page", ErrInvalid)
@@ -74,10 +78,42 @@ func (s *Store) Customers(ctx context.Context, req ListRequest) (CustomerList, e
 	if limit <= 0 {
 		limit = DefaultCustomerLimit
 	}
-	sc := req.Scope
-	rows, err := s.customerPage(ctx, sc, req.CustomerScope, req.Cursor, limit+1)
-	if err != nil {
-		return CustomerList{}, err
+	key := cacheKey("customers", req.Scope, string(req.CustomerScope), req.Cursor, strconv.Itoa(limit), req.Range.From.String(),
+		req.Range.To.String())
+	return cached(ctx, s, []string{key}, listTables, func() (CustomerList, error) { return s.customerList(ctx, req, limit) },
+		func(CustomerList) bool { return true })
+}
+
+// customerList computes a page; the result may be kept (cache.go), so it must not be changed.
+func (s *Store) customerList(ctx context.Context, req ListRequest, limit int) (CustomerList, error) {
+	sc, d := req.Scope, req.Range.To
+	var (
+		rows    []customerRow
+		facts   *customerFacts
+		guessed []string // the customers the facts were read for
+	)
+	if req.CustomerScope == ScopeExcluded {
+		var err error
+		if rows, err = s.excludedPage(ctx, sc, req.Cursor, limit+1); err != nil {
+			return CustomerList{}, err
+		}
+	} else {
+		// The page is almost always the first customers after the cursor, so their facts are read
+		// while their rows are, and read again only when exclusions or missing rows changed the page.
+		first, err := s.readPageIDs(ctx, sc, req.Cursor, 2*(limit+1))
+		if err != nil {
+			return CustomerList{}, err
+		}
+		guessed = firstDistinct(first, limit)
+		g, gctx := errgroup.WithContext(ctx)
+		g.Go(func() (err error) {
+			rows, err = s.customerPage(gctx, sc, req.CustomerScope, req.Cursor, limit+1, first)
+			return
+		})
+		g.Go(func() (err error) { facts, err = s.loadListFacts(gctx, sc, guessed, d); return })
+		if err := g.Wait(); err != nil {
+			return CustomerList{}, err
+		}
 	}
 	out := CustomerList{Customers: []Customer{}, Range: req.Range, CustomerScope: req.CustomerScope, Source: SourceList}
 	if len(rows) > limit {
@@ -89,33 +125,57 @@ func (s *Store) Customers(ctx context.Context, req ListRequest) (CustomerList, e
 	for i, r := range rows {
 		ids[i] = r.PublicID
 	}
-	facts, err := s.loadCustomerFacts(ctx, sc, ids, req.Range.To)
-	if err != nil {
-		return CustomerList{}, err
+	if facts == nil || !slices.Equal(ids, guessed) {
+		var err error
+		if facts, err = s.loadListFacts(ctx, sc, ids, d); err != nil {
+			return CustomerList{}, err
+		}
 	}
 	for _, r := range rows {
-		c, _ := facts.customer(r, req.Range.To)
+		c, _ := facts.customer(r, d)
 		out.Customers = append(out.Customers, c)
 	}
 	return out, nil
 }
 
-// customerPage reads the first n customers after the cursor that the scope admits, in ID order.
-// The excluded ones are found by their domains; otherwise the page's key range is found first from
-// the public IDs alone (a narrow read of the copy's key), then only that range is read with FINAL,
-// and the range grows while the versions or exclusions in it leave the page short.
-func (s *Store) customerPage(ctx context.Context, sc Scope, cs CustomerScope, cursor string, n int) ([]customerRow, error) {
-	ws := sc.WorkspaceID
-	if cs == ScopeExcluded {
-		q := new(stmt).add(customersFinalHead, ws, ws, ws, sc.apps()).add(excludedAfter, cursor, ws, sc.apps(), ws)
-		text, args := q.add(customersFinalTail).add(whereExcluded).add(orderLimitPublic, uint64(n)).query()
-		return s.readCustomerRows(ctx, text, args...)
+// firstDistinct is the first n distinct IDs of sorted ones (a customer's versions repeat its ID).
+func firstDistinct(sorted []string, n int) []string {
+	out := make([]string, 0, n)
+	for _, id := range sorted {
+		if len(out) == n {
+			break
+		}
+		if len(out) == 0 || out[len(out)-1] != id {
+			out = append(out, id)
+		}
 	}
+	return out
+}
+
+// excludedPage reads the first n excluded customers after the cursor, found by their domains.
+func (s *Store) excludedPage(ctx context.Context, sc Scope, cursor string, n int) ([]customerRow, error) {
+	ws := sc.WorkspaceID
+	q := new(stmt).add(customersFinalHead, ws, ws, ws, sc.apps()).add(excludedAfter, cursor, ws, sc.apps(), ws)
+	text, args := q.add(customersFinalTail).add(whereExcluded).add(orderLimitPublic, uint64(n)).query()
+	return s.readCustomerRows(ctx, text, args...)
+}
+
+// customerPage reads the first n customers after the cursor that the scope (included or all)
+// admits, in ID order. The page's key range is found first from the public IDs alone (a narrow read
+// of the copy's key; ids are the first 2n, already read), then only that range is read with FINAL,
+// and the range grows while the versions or exclusions in it leave the page short.
+func (s *Store) customerPage(ctx context.Context, sc Scope, cs CustomerScope, cursor string, n int, ids []string) ([]customerRow, error) {
+	ws := sc.WorkspaceID
 	var out []customerRow
 	for span := 2 * n; ; span *= 2 {
-		ids, err := s.readPageIDs(ctx, sc, cursor, span)
-		if err != nil || len(ids) == 0 {
-			return out, err
+		if ids == nil {
+			var err error
+			if ids, err = s.readPageIDs(ctx, sc, cursor, span); err != nil {
+				return nil, err
+			}
+		}
+		if len(ids) == 0 {
+			return out, nil
 		}
 		last := ids[len(ids)-1]
 		q := new(stmt).add(customersFinalHead, ws, ws, ws, sc.apps()).add(inPageRange, cursor, last).add(customersFinalTail)
@@ -131,7 +191,7 @@ func (s *Store) customerPage(ctx context.Context, sc Scope, cs CustomerScope, cu
 		if len(out) >= n || len(ids) < span {
 			return out[:min(n, len(out))], nil
 		}
-		cursor = last
+		cursor, ids = last, nil
 	}
 }
 

@@ -110,8 +110,16 @@ type CustomerDetail struct {
 // Customer answers for one customer of the covered apps, excluded ones too (specification rule 4).
 func (s *Store) Customer(ctx context.Context, req DetailRequest) (CustomerDetail, error) {
 	generatedAt := s.now().UTC()
-	r, err := s.resolveCustomer(ctx, req.Scope, req.Ref)
-	if err != nil {
+	// The covered apps' sync state is read while the customer is found; the customer's app is then
+	// picked from it.
+	var (
+		r       customerRow
+		allSync *syncView
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) { r, err = s.resolveCustomer(gctx, req.Scope, req.Ref); return })
+	g.Go(func() (err error) { allSync, err = s.readSyncView(gctx, req.Scope); return })
+	if err := g.Wait(); err != nil {
 		return CustomerDetail{}, err
 	}
 	limit := req.TimelineLimit
@@ -124,15 +132,14 @@ func (s *Store) Customer(ctx context.Context, req DetailRequest) (CustomerDetail
 	var (
 		facts    *customerFacts
 		activity UsageActivity
-		sync     *syncView
 	)
-	g, gctx := errgroup.WithContext(ctx)
+	sync := allSync.only(r.AppID)
+	g, gctx = errgroup.WithContext(ctx)
 	g.Go(func() (err error) { facts, err = s.loadCustomerFacts(gctx, app, []string{r.PublicID}, d); return })
 	g.Go(func() error {
 		activity = s.customerUsageActivity(gctx, app, r.PublicID, window.From.Start(), window.To.End())
 		return nil
 	})
-	g.Go(func() (err error) { sync, err = s.readSyncView(gctx, app); return })
 	if err := g.Wait(); err != nil {
 		return CustomerDetail{}, err
 	}

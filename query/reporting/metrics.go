@@ -52,16 +52,27 @@ type MetricResponse struct {
 	ByCurrency  map[string]any `json:"byCurrency"`
 }
 
-// Metric computes one focused metric; an unknown name is ErrNotFound.
+// Metric computes one focused metric; an unknown name is ErrNotFound. It reads only what the metric
+// shows (metricNeeds), or projects a kept summary.
 func (s *Store) Metric(ctx context.Context, name string, req Request) (MetricResponse, error) {
 	if !slices.Contains(Metrics, name) {
 		return MetricResponse{}, fmt.Errorf("%w: unknown metric %q (one of %v)", ErrNotFound, name, Metrics)
 	}
-	sum, err := s.Summary(ctx, req)
+	generatedAt := s.now().UTC()
+	r, err := s.summaryResult(ctx, req, metricNeeds[name])
 	if err != nil {
 		return MetricResponse{}, err
 	}
-	return focus(name, sum), nil
+	return focus(name, r.summary(s, req, generatedAt)), nil
+}
+
+// metricNeeds are what each metric shows beyond its currencies (summaryNeeds).
+var metricNeeds = map[string]summaryNeeds{
+	MetricMRR:                   {},
+	MetricARR:                   {},
+	MetricUsage:                 {observedSums: true},
+	MetricNetRevenueRetention:   {},
+	MetricCustomerConcentration: {usageByCustomer: true},
 }
 
 // focus projects a summary onto one metric.

@@ -68,6 +68,19 @@ const (
     AND (app_id, customer_id) IN (SELECT app_id, customer_id FROM (` + selectExcludedCustomers + `))`
 )
 
+// The same conditions on the public_id of a reporting copy: the excluded customers' IDs bound as a
+// set, or selected again.
+const (
+	andIDNotExcluded = `
+    AND public_id NOT IN ?`
+	andIDExcluded = `
+    AND public_id IN ?`
+	andIDNotExcludedQuery = `
+    AND public_id NOT IN (SELECT public_id FROM (` + selectExcludedCustomers + `))`
+	andIDExcludedQuery = `
+    AND public_id IN (SELECT public_id FROM (` + selectExcludedCustomers + `))`
+)
+
 // chargeEventKindSQL maps a lifecycle event type to its EventKind number (billing.go), 0 for the
 // types that do not decide a charge's state.
 const chargeEventKindSQL = `transform(type, ['SUBSCRIPTION_CHARGE_ACCEPTED', 'SUBSCRIPTION_CHARGE_ACTIVATED',
@@ -151,25 +164,42 @@ GROUP BY public_id, currency`
 
 // selectUsageFacts is each customer's usage per currency: gross over the trailing 30 days ending on
 // A (usage MRR, concentration) and gross, net and count over the range (billed usage). FINAL over
-// the partitions of the two windows only.
+// the key range of the two windows (reporting_usage_sales is ordered by time, migration 0014).
 const selectUsageFacts = `SELECT ` + customerKeySQL + ` AS key, currency,
     sumIf(gross_cents, created_at >= toDateTime(?)) AS trailing_gross,
     sumIf(gross_cents, created_at >= toDateTime(?)) AS range_gross,
     sumIf(net_cents, created_at >= toDateTime(?)) AS range_net,
     countIf(created_at >= toDateTime(?)) AS range_count
-FROM reporting_usage_transactions FINAL
+FROM reporting_usage_sales FINAL
 WHERE workspace_id = ? AND app_id IN ? AND created_at >= toDateTime(?) AND created_at < toDateTime(?)
 GROUP BY public_id, currency`
+
+// usageTotalsHead is selectUsageFacts per currency, for the metrics that show no customer's usage:
+// head, scope condition (on public_id), byCurrencyTail. The aggregation by customer is what it saves.
+const usageTotalsHead = `SELECT currency,
+    sumIf(gross_cents, created_at >= toDateTime(?)) AS trailing_gross,
+    sumIf(gross_cents, created_at >= toDateTime(?)) AS range_gross,
+    sumIf(net_cents, created_at >= toDateTime(?)) AS range_net,
+    countIf(created_at >= toDateTime(?)) AS range_count
+FROM reporting_usage_sales FINAL
+WHERE workspace_id = ? AND app_id IN ? AND created_at >= toDateTime(?) AND created_at < toDateTime(?)`
 
 // testCharges are the covered apps' test charges (test never changes between a charge's versions).
 const testCharges = `SELECT app_id, charge_id FROM reporting_charges WHERE workspace_id = ? AND app_id IN ? AND test = 1`
 
-// Observed usage charges per currency in [from, to): head, scope condition, tail. A usage record
-// carries its own test flag (migration 0009: the partner API links a usage record to no
-// subscription); a record whose charge_id names a test charge is left out too (METRICS 1.3).
+// Observed usage charges per currency in [from, to), FINAL over the range's key range
+// (reporting_observed_usage is ordered by time, migration 0014): head, scope condition, tail. A
+// usage record carries its own test flag (migration 0009: the partner API links a usage record to
+// no subscription); a record whose charge_id names a test charge is left out too (METRICS 1.3).
 const (
 	observedUsageHead = `SELECT currency, sum(amount_cents), count()
-FROM platform_usage_charges FINAL
+FROM reporting_observed_usage FINAL` + observedUsageWhere
+	// observedCurrenciesHead only tells which currencies have an observed usage charge, for the
+	// metrics that do not show their sums: no FINAL, since a row's versions share their currency and
+	// test flags, so a currency has a row with FINAL exactly when it has one without.
+	observedCurrenciesHead = `SELECT currency, toInt64(0), count()
+FROM reporting_observed_usage` + observedUsageWhere
+	observedUsageWhere = `
 WHERE workspace_id = ? AND app_id IN ? AND occurred_at >= toDateTime(?) AND occurred_at < toDateTime(?) AND test = 0
     AND (app_id, charge_id) NOT IN (` + testCharges + `)`
 	byCurrencyTail = `
@@ -302,3 +332,34 @@ const selectCustomerUsageActivity = `SELECT name, count() AS events, sum(quantit
 FROM reporting_usage_events FINAL
 WHERE workspace_id = ? AND app_id IN ? AND public_id = ? AND occurred_at >= toDateTime(?) AND occurred_at < toDateTime(?)` +
 	usageActivityTail
+
+// The customer list needs less of a customer's events and usage charges than the detail, which also
+// lists them: maxima and minima, which ClickHouse reduces without de-duplicating (a duplicate
+// changes neither).
+
+// selectListEventFacts is, per customer and per subscription charge (charge ” for the rest of the
+// customer's events): the first event, the last before end(D), the charge's last state event before
+// end(D) as its key and its first activation, the last and first uninstall and the last install
+// before end(D) (customerFacts.reduceEvents computes the same from the rows). Arguments: end(D)
+// five times, workspace, apps, then those of andPageCustomers.
+const selectListEventFacts = `SELECT public_id, if(kind BETWEEN 1 AND 7 AND charge_id != '', charge_id, '') AS charge,
+    min(toUInt32(occurred_at)),
+    maxIf(toUInt32(occurred_at), occurred_at < toDateTime(?)),
+    maxIf(toUInt64(occurred_at) * 16 + kind, kind BETWEEN 1 AND 7 AND occurred_at < toDateTime(?)),
+    minIf(toUInt32(occurred_at), kind = 2),
+    maxIf(toUInt32(occurred_at), kind = 8 AND occurred_at < toDateTime(?)),
+    minIf(toUInt32(occurred_at), kind = 8 AND occurred_at < toDateTime(?)),
+    maxIf(toUInt32(occurred_at), type = 'RELATIONSHIP_INSTALLED' AND occurred_at < toDateTime(?))
+FROM (
+    SELECT public_id, charge_id, type, occurred_at, ` + chargeEventKindSQL + ` AS kind
+    FROM reporting_events
+    WHERE workspace_id = ? AND app_id IN ?` + andPageCustomers + `
+)
+GROUP BY public_id, charge`
+
+// selectListUsageChargeFacts is each customer's latest non-test usage charge before end(D).
+const selectListUsageChargeFacts = `SELECT public_id, maxIf(toUInt32(occurred_at), occurred_at < toDateTime(?))
+FROM reporting_usage_charges
+WHERE workspace_id = ? AND app_id IN ? AND test = 0` + andPageCustomers + `
+    AND (app_id, charge_id) NOT IN (` + testCharges + `)
+GROUP BY public_id`

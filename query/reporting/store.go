@@ -106,9 +106,10 @@ func (cs CustomerScope) admits(excluded bool) bool {
 
 // Store reads reporting data. It never writes.
 type Store struct {
-	conn Conn
-	log  *slog.Logger
-	now  func() time.Time
+	conn  Conn
+	log   *slog.Logger
+	now   func() time.Time
+	cache *resultCache // nil: every response is computed (cache.go)
 }
 
 // Option configures a Store.
@@ -122,7 +123,7 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 
 // New returns a store over conn.
 func New(conn Conn, opts ...Option) *Store {
-	s := &Store{conn: conn, log: slog.New(slog.NewTextHandler(io.Discard, nil)), now: time.Now}
+	s := &Store{conn: conn, log: slog.New(slog.NewTextHandler(io.Discard, nil)), now: time.Now, cache: newResultCache(DefaultCacheEntries)}
 	for _, o := range opts {
 		o(s)
 	}

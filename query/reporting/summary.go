@@ -3,6 +3,7 @@ package reporting
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -80,52 +81,110 @@ type Summary struct {
 	UsageActivity UsageActivity            `json:"usageActivity"`
 }
 
-// Summary computes the workspace summary.
+// Summary computes the workspace summary. Its slices are shared with kept responses (cache.go):
+// the caller must not modify them.
 func (s *Store) Summary(ctx context.Context, req Request) (Summary, error) {
 	generatedAt := s.now().UTC()
-	d := summaryDates{A: req.Range.To, B: req.Range.From.AddDays(-1)}
-	from, to := req.Range.From.Start(), req.Range.To.End()
-	sc := req.Scope
-	var (
-		facts    *summaryFacts
-		ex       *exclusions
-		observed map[string]ObservedUsage
-		activity UsageActivity
-		sync     *syncView
-	)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { facts, err = s.loadSummaryFacts(gctx, sc, d, req.Range); return })
-	g.Go(func() (err error) { sync, err = s.readSyncView(gctx, sc); return })
-	// The aggregates of the platform tables need the excluded customers as a condition; the facts
-	// are per customer, and are scoped in Go.
-	g.Go(func() (err error) {
-		if ex, err = s.readExclusions(gctx, sc); err != nil {
-			return err
-		}
-		h, hctx := errgroup.WithContext(gctx)
-		h.Go(func() (err error) { observed, err = s.observedUsage(hctx, sc, req.CustomerScope, ex, from, to); return })
-		h.Go(func() error { activity = s.usageActivity(hctx, sc, req.CustomerScope, ex, from, to); return nil })
-		return h.Wait()
-	})
-	if err := g.Wait(); err != nil {
+	r, err := s.summaryResult(ctx, req, allNeeds)
+	if err != nil {
 		return Summary{}, err
 	}
-	cov := sync.coverage(req.Range, activity.Loaded)
-	blocks := computeBlocks(facts, ex, req.CustomerScope, d, observed, cov.Transactions.Complete)
+	return r.summary(s, req, generatedAt), nil
+}
+
+// summary is the response to req built at generatedAt.
+func (r *summaryResult) summary(s *Store, req Request, generatedAt time.Time) Summary {
 	out := Summary{
-		Envelope:      s.envelope(req, generatedAt, sync, cov),
+		Envelope:      s.envelope(req, generatedAt, r.sync, r.coverage),
 		ByCurrency:    map[string]CurrencyBlock{},
 		MetricBases:   MetricBases{NetRevenueRetention: basisNRR, CustomerConcentration: basisTotalMRR},
-		UsageActivity: activity,
+		UsageActivity: r.activity,
 	}
-	for cur, b := range blocks {
+	for cur, b := range r.blocks {
 		if req.Currency == "" || req.Currency == cur {
 			out.ByCurrency[cur] = b
 		}
 	}
 	out.Currencies = sortedKeys(out.ByCurrency)
 	out.MixedCurrencies = len(out.Currencies) > 1
-	return out, nil
+	return out
+}
+
+// summaryResult is what a summary request computes from the data, whatever its currency filter and
+// its instant: the summary and the five metrics are projections of it. It is kept while the data
+// stays the same (cache.go), so it must not be changed once returned.
+type summaryResult struct {
+	blocks   map[string]CurrencyBlock
+	activity UsageActivity
+	sync     *syncView
+	coverage Coverage
+}
+
+// summaryNeeds are the parts of a summary result a response shows beyond what decides which
+// currencies have a block. A block exists for every currency with an in-scope row behind one of
+// its fields (METRICS 3), so every response reads every fact at least that far; a metric that does
+// not show observed usage charges or concentration is spared their costlier reads.
+type summaryNeeds struct {
+	observedSums    bool // the observed usage charges' sums, else which currencies have one
+	usageByCustomer bool // each customer's usage (concentration), else the usage per currency
+}
+
+var allNeeds = summaryNeeds{observedSums: true, usageByCustomer: true}
+
+// summaryResult computes the result, or takes a kept one: the whole summary's serves every need.
+// A failed usage-activity read is not kept, so that the next request reads it again.
+func (s *Store) summaryResult(ctx context.Context, req Request, needs summaryNeeds) (*summaryResult, error) {
+	parts := []string{req.Range.From.String(), req.Range.To.String(), string(req.CustomerScope)}
+	keys := []string{cacheKey("summary", req.Scope, parts...)}
+	if needs != allNeeds {
+		keys = append(keys, cacheKey(fmt.Sprintf("summary%+v", needs), req.Scope, parts...))
+	}
+	return cached(ctx, s, keys, summaryTables, func() (*summaryResult, error) { return s.computeSummary(ctx, req, needs) },
+		func(r *summaryResult) bool { return r.activity.Loaded })
+}
+
+func (s *Store) computeSummary(ctx context.Context, req Request, needs summaryNeeds) (*summaryResult, error) {
+	d := summaryDates{A: req.Range.To, B: req.Range.From.AddDays(-1)}
+	from, to := req.Range.From.Start(), req.Range.To.End()
+	sc := req.Scope
+	var (
+		facts    *summaryFacts
+		totals   []usageRow
+		ex       *exclusions
+		observed map[string]ObservedUsage
+		activity UsageActivity
+		sync     *syncView
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		facts, err = s.loadSummaryFacts(gctx, sc, d, req.Range, needs.usageByCustomer)
+		return
+	})
+	g.Go(func() (err error) { sync, err = s.readSyncView(gctx, sc); return })
+	// The aggregates that are not per customer need the excluded customers as a condition; the
+	// facts are per customer, and are scoped in Go.
+	g.Go(func() (err error) {
+		if ex, err = s.readExclusions(gctx, sc); err != nil {
+			return err
+		}
+		h, hctx := errgroup.WithContext(gctx)
+		h.Go(func() (err error) {
+			observed, err = s.observedUsage(hctx, sc, req.CustomerScope, ex, from, to, needs.observedSums)
+			return
+		})
+		h.Go(func() error { activity = s.usageActivity(hctx, sc, req.CustomerScope, ex, from, to); return nil })
+		if !needs.usageByCustomer {
+			h.Go(func() error { return s.readUsageTotals(hctx, sc, req.CustomerScope, ex, d, req.Range, &totals) })
+		}
+		return h.Wait()
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	facts.usageTotals = totals
+	cov := sync.coverage(req.Range, activity.Loaded)
+	return &summaryResult{blocks: computeBlocks(facts, ex, req.CustomerScope, d, observed, cov.Transactions.Complete),
+		activity: activity, sync: sync, coverage: cov}, nil
 }
 
 func (s *Store) envelope(req Request, generatedAt time.Time, sync *syncView, cov Coverage) Envelope {
@@ -158,6 +217,13 @@ func computeBlocks(f *summaryFacts, ex *exclusions, cs CustomerScope, d summaryD
 	var sums currencySums
 	for i := range parts {
 		sums.merge(&parts[i])
+	}
+	for _, r := range f.usageTotals { // already scoped, and with no customer's total (concentration)
+		a := sums.get(r.currency)
+		a.usage += r.usage.TrailingGross
+		a.billed.GrossCents += r.usage.RangeGross
+		a.billed.NetCents += r.usage.RangeNet
+		a.billed.TransactionCount += r.usage.RangeCount
 	}
 	for cur, o := range observed {
 		if o.Count > 0 {

@@ -86,10 +86,14 @@ type summaryFacts struct {
 	payments chunks[paymentRow]
 	annual   chunks[paymentRow]
 	usage    chunks[usageRow]
+	// usageTotals are the usage facts per currency, of the customers in scope, when the
+	// customers' own (usage) are not read.
+	usageTotals []usageRow
 }
 
-// loadSummaryFacts reads the per-customer facts concurrently; each query reduces in ClickHouse.
-func (s *Store) loadSummaryFacts(ctx context.Context, sc Scope, d summaryDates, rng Range) (*summaryFacts, error) {
+// loadSummaryFacts reads the per-customer facts concurrently; each query reduces in ClickHouse. The
+// customers' usage is read only when byCustomer is set (else readUsageTotals reads it per currency).
+func (s *Store) loadSummaryFacts(ctx context.Context, sc Scope, d summaryDates, rng Range, byCustomer bool) (*summaryFacts, error) {
 	f := &summaryFacts{}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -105,7 +109,9 @@ func (s *Store) loadSummaryFacts(ctx context.Context, sc Scope, d summaryDates, 
 	recentFrom, annualFrom := endB.AddDate(0, 0, -monthlyEvidenceDays), endB.AddDate(0, 0, -annualEvidenceDays)
 	g.Go(func() error { return s.readPayments(gctx, sc, d, recentFrom, d.A.End(), false, &f.payments) })
 	g.Go(func() error { return s.readPayments(gctx, sc, d, annualFrom, recentFrom, true, &f.annual) })
-	g.Go(func() error { return s.readUsage(gctx, sc, d, rng, &f.usage) })
+	if byCustomer {
+		g.Go(func() error { return s.readUsage(gctx, sc, d, rng, &f.usage) })
+	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -349,6 +355,35 @@ func (s *Store) readUsage(ctx context.Context, sc Scope, d summaryDates, rng Ran
 			return fmt.Errorf("read usage: %w", err)
 		}
 		r.usage.RangeCount = int64(n)
+	}
+	return rows.Err()
+}
+
+// readUsageTotals reads the usage facts per currency (usageTotalsHead) of the customers the scope
+// admits into out, whose rows name no customer.
+func (s *Store) readUsageTotals(ctx context.Context, sc Scope, cs CustomerScope, ex *exclusions, d summaryDates, rng Range, out *[]usageRow) error {
+	trailing, from := d.A.AddDays(-29).Start(), rng.From.Start()
+	q := new(stmt).add(usageTotalsHead, epoch(trailing), epoch(from), epoch(from), epoch(from), sc.WorkspaceID, sc.apps(),
+		epoch(earlierOf(trailing, from)), epoch(d.A.End()))
+	if !scopeFilterByID(q, cs, ex, sc) {
+		return nil
+	}
+	text, args := q.add(byCurrencyTail).query()
+	rows, err := s.conn.Query(ctx, text, args...)
+	if err != nil {
+		return fmt.Errorf("read usage: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			r usageRow
+			n uint64
+		)
+		if err := rows.Scan(&r.currency, &r.usage.TrailingGross, &r.usage.RangeGross, &r.usage.RangeNet, &n); err != nil {
+			return fmt.Errorf("read usage: %w", err)
+		}
+		r.usage.RangeCount = int64(n)
+		*out = append(*out, r)
 	}
 	return rows.Err()
 }

@@ -44,6 +44,7 @@ type ObservedUsage struct {
 type exclusions struct {
 	keys  map[customerHash]bool
 	pairs []customerPair
+	ids   []string // their public IDs
 }
 
 func (s *Store) readExclusions(ctx context.Context, sc Scope) (*exclusions, error) {
@@ -72,7 +73,7 @@ func (s *Store) readExclusions(ctx context.Context, sc Scope) (*exclusions, erro
 		if h, ok := hashOf(id); ok {
 			ex.keys[h] = true
 		}
-		ex.pairs = append(ex.pairs, p)
+		ex.pairs, ex.ids = append(ex.pairs, p), append(ex.ids, id)
 	}
 	return ex, rows.Err()
 }
@@ -80,21 +81,33 @@ func (s *Store) readExclusions(ctx context.Context, sc Scope) (*exclusions, erro
 // admits reports whether a customer's rows enter aggregates of the scope.
 func (ex *exclusions) admits(cs CustomerScope, h customerHash) bool { return cs.admits(ex.keys[h]) }
 
-// scopeFilter appends the customerScope condition on the (app_id, customer_id) of a platform table's
-// rows (a row without a customer row counts as included). ok is false when the scope admits no row
-// at all: the excluded customers, and there are none.
+// scopeFilter appends the customerScope condition on the (app_id, customer_id) of a table's rows
+// (a row without a customer row counts as included). ok is false when the scope admits no row at
+// all: the excluded customers, and there are none.
 func scopeFilter(q *stmt, cs CustomerScope, ex *exclusions, sc Scope) (ok bool) {
-	if cs == ScopeAll || (cs == ScopeIncluded && len(ex.pairs) == 0) {
+	return addScope(q, cs, ex, sc, pairSet(ex.pairs), [4]string{andNotExcluded, andExcluded, andNotExcludedQuery, andExcludedQuery})
+}
+
+// scopeFilterByID is scopeFilter on the public_id of a reporting copy.
+func scopeFilterByID(q *stmt, cs CustomerScope, ex *exclusions, sc Scope) (ok bool) {
+	return addScope(q, cs, ex, sc, idSet(ex.ids), [4]string{andIDNotExcluded, andIDExcluded, andIDNotExcludedQuery, andIDExcludedQuery})
+}
+
+// addScope appends one of conds (not excluded and excluded with the excluded customers bound as
+// bound, then the same selecting them again) as the scope asks.
+func addScope(q *stmt, cs CustomerScope, ex *exclusions, sc Scope, bound any, conds [4]string) bool {
+	n := len(ex.pairs)
+	if cs == ScopeAll || (cs == ScopeIncluded && n == 0) {
 		return true
 	}
-	if len(ex.pairs) == 0 {
+	if n == 0 {
 		return false
 	}
-	notIn, in := andNotExcluded, andExcluded
-	arg := []any{pairSet(ex.pairs)}
-	if len(ex.pairs) > maxBoundCustomers {
+	notIn, in := conds[0], conds[1]
+	arg := []any{bound}
+	if n > maxBoundCustomers {
 		ws := sc.WorkspaceID
-		notIn, in = andNotExcludedQuery, andExcludedQuery
+		notIn, in = conds[2], conds[3]
 		arg = []any{ws, sc.apps(), ws, sc.apps(), ws, ws, ws}
 	}
 	if cs == ScopeExcluded {
@@ -160,9 +173,14 @@ func (s *Store) readUsageActivity(ctx context.Context, query string, args ...any
 	return a
 }
 
-// observedUsage reads METRICS 3.11 per currency.
-func (s *Store) observedUsage(ctx context.Context, sc Scope, cs CustomerScope, ex *exclusions, from, to time.Time) (map[string]ObservedUsage, error) {
-	q := new(stmt).add(observedUsageHead, sc.WorkspaceID, sc.apps(), epoch(from), epoch(to), sc.WorkspaceID, sc.apps())
+// observedUsage reads METRICS 3.11 per currency; without sums, only which currencies have an
+// observed usage charge (the values are then not the sums, and must not be shown).
+func (s *Store) observedUsage(ctx context.Context, sc Scope, cs CustomerScope, ex *exclusions, from, to time.Time, sums bool) (map[string]ObservedUsage, error) {
+	head := observedUsageHead
+	if !sums {
+		head = observedCurrenciesHead
+	}
+	q := new(stmt).add(head, sc.WorkspaceID, sc.apps(), epoch(from), epoch(to), sc.WorkspaceID, sc.apps())
 	out := map[string]ObservedUsage{}
 	if !scopeFilter(q, cs, ex, sc) {
 		return out, nil

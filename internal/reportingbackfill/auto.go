@@ -1,0 +1,100 @@
+package reportingbackfill
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/revtrack/revtrack/schemas"
+)
+
+// Auto runs after the migrations (revtrack migrate, and every start with auto-migrate on) and
+// settles what a cheap look can settle, for every copy not yet recorded complete:
+//
+//   - its source holds no row: it is recorded complete (its view copies every row from now on);
+//   - it is empty while its source holds rows (the migration that created it has just run on a
+//     database with history): it is backfilled;
+//   - both hold rows: it may lack rows landed before its view existed, and only a backfill that
+//     reads every part can tell, which is left to `revtrack admin reporting backfill`; Auto warns.
+//
+// Readers cope with a copy that lacks rows (the derivation reads the source until its copies are
+// recorded complete), so the caller logs a failure here rather than refusing to start.
+func Auto(ctx context.Context, conn Conn, log *slog.Logger) error {
+	copies, err := schemas.Copies()
+	if err != nil {
+		return err
+	}
+	recorded, err := Recorded(ctx, conn)
+	if err != nil {
+		return err
+	}
+	var empty, fill []string
+	for _, c := range copies {
+		if recorded[c.Table] {
+			continue
+		}
+		srcRows, err := exists(ctx, conn, c.Select)
+		if err != nil {
+			return err
+		}
+		copyRows, err := exists(ctx, conn, "SELECT 1 FROM "+c.Table)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !srcRows:
+			empty = append(empty, c.Table)
+		case !copyRows:
+			fill = append(fill, c.Table)
+		default:
+			log.Warn("a copy may lack rows landed before its materialized view existed: run `revtrack admin reporting backfill`",
+				"copy", c.Table, "source", c.Source)
+		}
+	}
+	if err := record(ctx, conn, empty...); err != nil {
+		return err
+	}
+	if len(fill) == 0 {
+		return nil
+	}
+	log.Info("backfilling empty copies of tables that hold rows", "copies", fill)
+	_, err = Run(ctx, conn, Options{Tables: fill, Out: logWriter{log}})
+	return err
+}
+
+// Recorded returns the copies recorded complete.
+func Recorded(ctx context.Context, conn Conn) (map[string]bool, error) {
+	rows, err := conn.Query(ctx, "SELECT DISTINCT copy FROM "+schemas.CopyBackfillsTable)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", schemas.CopyBackfillsTable, err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, err
+		}
+		out[t] = true
+	}
+	return out, rows.Err()
+}
+
+func exists(ctx context.Context, conn Conn, q string) (bool, error) {
+	var n uint64
+	if err := conn.QueryRow(ctx, "SELECT count() FROM ("+q+" LIMIT 1)").Scan(&n); err != nil {
+		return false, fmt.Errorf("look for rows: %w", err)
+	}
+	return n > 0, nil
+}
+
+// logWriter logs each line of a run's progress.
+type logWriter struct{ log *slog.Logger }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	for _, line := range bytes.Split(bytes.TrimRight(p, "\n"), []byte("\n")) {
+		w.log.Info("backfill", "progress", string(line))
+	}
+	return len(p), nil
+}

@@ -1,0 +1,182 @@
+package reporting
+
+import (
+	"container/list"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+)
+
+// Computed responses are kept with the version of the data they were computed from, and served
+// again only while every table they read still has that version. A request reads the version first
+// (one query on system.parts, a few milliseconds); the response is then either the kept one or
+// computed again, so every call still reflects the latest synced data: a row that landed before
+// the request changed its table's version, and a response computed after the version was read can
+// only include more recent rows, never fewer.
+//
+// A table's version is its active parts: their number, rows, greatest block number (every insert
+// makes a part with a greater one), greatest data version (mutations) and a hash of their names
+// (any other change, such as a dropped partition). A merge changes the names too, so a merge also
+// discards what was kept: harmless, the response is computed again.
+
+// Tables each kind of response reads; a change in any of them discards it.
+var (
+	summaryTables = []string{"reporting_charges", "reporting_events", "reporting_payments", "reporting_usage_sales",
+		"reporting_observed_usage", "usage_events", "customer_exclusions", "reporting_customers", "sync_cursors", "sync_runs"}
+	listTables = []string{"reporting_customers", "customer_exclusions", "reporting_charges", "reporting_events",
+		"reporting_transactions", "reporting_usage_charges", "reporting_usage_events"}
+)
+
+// DefaultCacheEntries is how many computed responses a store keeps unless WithResultCache says
+// otherwise: a summary takes a few kilobytes, a page of 200 customers about a hundred.
+const DefaultCacheEntries = 256
+
+// WithResultCache keeps up to entries computed summaries and customer pages (0: none).
+func WithResultCache(entries int) Option {
+	return func(s *Store) {
+		s.cache = nil
+		if entries > 0 {
+			s.cache = newResultCache(entries)
+		}
+	}
+}
+
+// resultCache is a least-recently-used set of computed responses.
+type resultCache struct {
+	mu    sync.Mutex
+	max   int
+	order *list.List // of *cacheEntry, most recently used first
+	byKey map[string]*list.Element
+}
+
+type cacheEntry struct {
+	key, version string
+	value        any
+}
+
+func newResultCache(entries int) *resultCache {
+	return &resultCache{max: entries, order: list.New(), byKey: map[string]*list.Element{}}
+}
+
+// get returns the value kept for key if it was computed at version.
+func (c *resultCache) get(key, version string) (any, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.byKey[key]
+	if !ok {
+		return nil, false
+	}
+	e := el.Value.(*cacheEntry)
+	if e.version != version {
+		return nil, false
+	}
+	c.order.MoveToFront(el)
+	return e.value, true
+}
+
+func (c *resultCache) put(key, version string, value any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.byKey[key]; ok {
+		el.Value = &cacheEntry{key: key, version: version, value: value}
+		c.order.MoveToFront(el)
+		return
+	}
+	c.byKey[key] = c.order.PushFront(&cacheEntry{key: key, version: version, value: value})
+	for c.order.Len() > c.max {
+		last := c.order.Back()
+		c.order.Remove(last)
+		delete(c.byKey, last.Value.(*cacheEntry).key)
+	}
+}
+
+// selectDataVersion is the version of each of a set of tables of the current database.
+const selectDataVersion = `SELECT table, count(), sum(rows), max(max_block_number), max(data_version), sum(cityHash64(name))
+FROM system.parts
+WHERE database = currentDatabase() AND active AND table IN ?
+GROUP BY table`
+
+// dataVersion reads the version of the given tables as one string. A table without parts (empty)
+// is absent from it, which is a version too.
+func (s *Store) dataVersion(ctx context.Context, tables []string) (string, error) {
+	names := make([]any, len(tables))
+	for i, t := range tables {
+		names[i] = t
+	}
+	rows, err := s.conn.Query(ctx, selectDataVersion, clickhouse.GroupSet{Value: names})
+	if err != nil {
+		return "", fmt.Errorf("read data version: %w", err)
+	}
+	defer rows.Close()
+	var parts []string
+	for rows.Next() {
+		var (
+			table                           string
+			n, total, dataVersion, nameHash uint64
+			block                           int64
+		)
+		if err := rows.Scan(&table, &n, &total, &block, &dataVersion, &nameHash); err != nil {
+			return "", fmt.Errorf("read data version: %w", err)
+		}
+		parts = append(parts, fmt.Sprintf("%s:%d:%d:%d:%d:%x", table, n, total, block, dataVersion, nameHash))
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("read data version: %w", err)
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ","), nil
+}
+
+type noCacheKey struct{}
+
+// WithNoCache marks a request whose response must be computed from the data, not taken from the
+// kept ones: the client's `Cache-Control: no-cache`, which asks for a response from the origin. The
+// computed response is still kept for the requests that follow, as any computed one is.
+func WithNoCache(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noCacheKey{}, true)
+}
+
+func noCache(ctx context.Context) bool {
+	v, _ := ctx.Value(noCacheKey{}).(bool)
+	return v
+}
+
+// cached returns a response kept under one of keys, when the tables are still at the version it was
+// computed at, else computes it with compute and keeps it under the last key when keep says it may
+// be kept. A request marked WithNoCache skips the kept ones but keeps what it computed: the version
+// is read first all the same, so that what it keeps is never labelled newer than the data it read.
+// Without a cache, or when the version cannot be read, it only computes (a failed read is logged:
+// the response is still right, only slower).
+func cached[T any](ctx context.Context, s *Store, keys []string, tables []string, compute func() (T, error), keep func(T) bool) (T, error) {
+	if s.cache == nil {
+		return compute()
+	}
+	version, err := s.dataVersion(ctx, tables)
+	if err != nil {
+		s.log.Warn("reporting cache bypassed", "err", err)
+		return compute()
+	}
+	if !noCache(ctx) {
+		for _, key := range keys {
+			if v, ok := s.cache.get(key, version); ok {
+				return v.(T), nil
+			}
+		}
+	}
+	v, err := compute()
+	if err == nil && keep(v) {
+		s.cache.put(keys[len(keys)-1], version, v)
+	}
+	return v, err
+}
+
+// cacheKey joins the parts of a request that decide its response.
+func cacheKey(kind string, sc Scope, parts ...string) string {
+	apps := append([]string(nil), sc.AppIDs...)
+	slices.Sort(apps)
+	return strings.Join(append([]string{kind, sc.WorkspaceID, strings.Join(apps, "\x1f")}, parts...), "\x1e")
+}
