@@ -11,8 +11,12 @@
 // Phase 2 (query latency) starts the query component (`revtrack query`, in-process) and times, one
 // request at a time over one keep-alive connection, the reporting endpoints: summary, each focused
 // metric, a first and a deep customer list page, and customer detail by ID and by domain, next to a
-// trivial authenticated endpoint measured in the same rounds (the baseline). Endpoints that do not
-// exist yet are reported as not available.
+// trivial authenticated endpoint measured in the same rounds (the baseline). The summary, the
+// metrics and the list are answered from kept responses when the data has not changed, which a
+// repeated request always finds; the summary, MCP's get_summary, the mrr metric and the first page
+// are also timed with `Cache-Control: no-cache`, which the server answers by computing them, as it
+// does the first request after new data. Endpoints that do not exist yet are reported as not
+// available.
 //
 // It needs the bench stack (STACK_NAME=bench deploy/local/stack up); the REVTRACK_KAFKA_BROKERS,
 // REVTRACK_CLICKHOUSE_ADDR and REVTRACK_REDIS_ADDR variables locate it. The stack holds the data set

@@ -5,8 +5,10 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -313,5 +315,101 @@ func TestReuseNeedsTheSameSchema(t *testing.T) {
 	why, err = (&stack{}).reusable(context.Background(), marker{Migrations: mig, Facts: facts{Shops: 1}}, facts{Shops: 2})
 	if err != nil || !strings.Contains(why, "another data set") {
 		t.Errorf("other data set: %q, %v", why, err)
+	}
+}
+
+// The computed rows send `Cache-Control: no-cache` (REST and every request of the MCP session); the
+// kept rows send none.
+func TestComputedProbesAskForNoCache(t *testing.T) {
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	var seen []string
+	var mu sync.Mutex
+	record := func(c *gin.Context) {
+		mu.Lock()
+		seen = append(seen, c.Request.Method+" "+c.Request.URL.Path+" "+c.GetHeader("Cache-Control"))
+		mu.Unlock()
+	}
+	r.GET("/api/v1/summary", func(c *gin.Context) { record(c); c.JSON(http.StatusOK, gin.H{}) })
+	r.Any("/api/mcp", func(c *gin.Context) { record(c); c.JSON(http.StatusServiceUnavailable, gin.H{"error": "x"}) })
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	a := newAPI(srv.URL, "revtrack_sk_x")
+	ctx := context.Background()
+	for _, p := range []probe{a.path(fixed("/api/v1/summary")), a.pathComputed(fixed("/api/v1/summary")),
+		a.mcpSummary("", "", false), a.mcpSummary("", "", true)} {
+		p(ctx, 0)
+	}
+	want := []string{"GET /api/v1/summary ", "GET /api/v1/summary no-cache", "POST /api/mcp ", "POST /api/mcp no-cache"}
+	if !slices.Equal(seen, want) {
+		t.Errorf("requests %q, want %q", seen, want)
+	}
+}
+
+// The targets: goals on the kept rows, none on the computed ones, MCP's ratio on the computed pair.
+func TestTargetsKeptAndComputed(t *testing.T) {
+	ts := newAPI("http://x", "k").targets(queryPlan{from: "2026-10-22", to: "2026-11-20", limit: 50, deepCursor: "cus_1", deepPage: 497})
+	byName := map[string]target{}
+	for _, tg := range ts {
+		byName[tg.name] = tg
+		if tg.computed && !strings.HasSuffix(tg.name, computedSuffix) {
+			t.Errorf("%s: a computed row not labelled as such", tg.name)
+		}
+		if tg.computed && tg.goal.maxP50 > 0 {
+			t.Errorf("%s: a computed row with an absolute goal", tg.name)
+		}
+	}
+	for name, g := range map[string]goal{
+		summaryKept: {maxP50: targetSummaryP50}, summaryComputed: {},
+		"MCP get_summary, kept": {},
+		"MCP get_summary, computed (first request after new data)": {relTo: summaryComputed, maxRatio: 1.2},
+		"metric mrr, kept": {},
+		"metric mrr, computed (first request after new data)":                  {},
+		"customers, first page of 50, kept":                                    {maxP50: targetCustomerP50},
+		"customers, first page of 50, computed (first request after new data)": {},
+		"customers, page 497 of 50, kept":                                      {maxP50: targetCustomerP50},
+	} {
+		tg, ok := byName[name]
+		if !ok {
+			t.Errorf("no target %q", name)
+			continue
+		}
+		if tg.goal != g {
+			t.Errorf("%s: goal %+v, want %+v", name, tg.goal, g)
+		}
+	}
+	if byName["MCP get_summary, kept"].restOf != summaryKept || byName["MCP get_summary, computed (first request after new data)"].restOf != summaryComputed {
+		t.Error("the MCP rows are not paired with their REST summaries")
+	}
+}
+
+// The report judges MCP on the computed pair and gives the kept pair's overhead in milliseconds.
+func TestReportMCPPairs(t *testing.T) {
+	mcpKept, mcpComputed := mcpSummaryName+keptSuffix, mcpSummaryName+computedSuffix
+	rep := report{opts: options{warm: 1, rounds: 3, queryCommand: "query"}, results: []result{
+		{target: target{name: baselineName, baseline: true}, lat: lat(4, 4, 4)},
+		{target: target{name: summaryKept, goal: goal{maxP50: targetSummaryP50}}, lat: lat(2, 2, 3)},
+		{target: target{name: summaryComputed, computed: true}, lat: lat(380, 400, 420)},
+		{target: target{name: mcpKept, restOf: summaryKept}, lat: lat(3, 3, 4)},
+		{target: target{name: mcpComputed, computed: true, restOf: summaryComputed, goal: goal{relTo: summaryComputed, maxRatio: 1.2}},
+			lat: lat(390, 410, 430)},
+	}}
+	var out bytes.Buffer
+	if missed := rep.printQueries(&out); missed {
+		t.Errorf("a goal missed:\n%s", out.String())
+	}
+	for _, want := range []string{
+		"| " + summaryComputed + " | 400.0 ms | 420.0 ms | 400.0 ms | 420.0 ms | 3 | 0 | 100.0× | no goal |  |",
+		"| " + mcpKept + " | 3.0 ms | 4.0 ms | 3.3 ms | 4.0 ms | 3 | 0 | 0.8× | no goal |  |",
+		"| " + mcpComputed + " | 410.0 ms | 430.0 ms | 410.0 ms | 430.0 ms | 3 | 0 | 102.5× | p50 ≤ 1.2× summary, computed (1.02×) | PASS |",
+		"| computed (first request after new data) | 410.0 ms | 400.0 ms | 430.0 ms | 420.0 ms | +10.0 ms | 1.02× | ≤ 1.2× | PASS |",
+		"| kept | 3.0 ms | 2.0 ms | 4.0 ms | 3.0 ms | +1.0 ms | 1.50× | no goal |  |",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "| "+mcpKept+" | 3.0 ms | p50") {
+		t.Errorf("the kept MCP row is judged:\n%s", out.String())
 	}
 }

@@ -22,6 +22,14 @@ type target struct {
 	goal  goal
 	// baseline marks the target the ratios of every other row are taken against.
 	baseline bool
+	// computed marks a request sent with `Cache-Control: no-cache`: the server computes the response
+	// from the data instead of answering with the one it kept, as for the first request after new
+	// data. The other reporting rows repeat an identical request on unchanged data, so after the
+	// first one they are answered with a kept response.
+	computed bool
+	// restOf names the REST target this (MCP) target is put beside in the report: the difference
+	// of their p50s is what MCP adds.
+	restOf string
 }
 
 // probe performs request i of a target (targets that go through a sample use i to pick).
@@ -54,10 +62,13 @@ func (g goal) String() string {
 	case g.maxP50 > 0:
 		return "p50 ≤ " + ms(g.maxP50)
 	case g.relTo != "":
-		return fmt.Sprintf("p50 ≤ %.1f× %s", g.maxRatio, g.relTo)
+		return fmt.Sprintf("p50 ≤ %.1f× %s", g.maxRatio, shortName(g.relTo))
 	}
 	return ""
 }
+
+// noGoal is the goal column of a row measured for information only.
+const noGoal = "no goal"
 
 // check judges a result against its goal, given the results of the run by target name. ok is false
 // when the goal cannot be judged (nothing measured, or the reference is not available).
@@ -90,11 +101,19 @@ func newAPI(base, key string) *api {
 // get performs one GET and reads the whole body (the latency includes it); the body is kept when
 // keep is set or the answer is not 200.
 func (a *api) get(ctx context.Context, path string, keep bool) (outcome, []byte) {
+	return a.do(ctx, path, keep, false)
+}
+
+// do is get, with `Cache-Control: no-cache` when noCache is set (the response is computed).
+func (a *api) do(ctx context.Context, path string, keep, noCache bool) (outcome, []byte) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.base+path, nil)
 	if err != nil {
 		return outcome{err: err}, nil
 	}
 	req.Header.Set("Authorization", "Bearer "+a.key)
+	if noCache {
+		req.Header.Set("Cache-Control", "no-cache")
+	}
 	resp, err := a.client.Do(req)
 	if err != nil {
 		return outcome{err: err}, nil
@@ -142,6 +161,14 @@ func (a *api) path(pathFor func(i int) string) probe {
 	}
 }
 
+// pathComputed is path with `Cache-Control: no-cache`: every request computes its response.
+func (a *api) pathComputed(pathFor func(i int) string) probe {
+	return func(ctx context.Context, i int) outcome {
+		o, _ := a.do(ctx, pathFor(i), false, true)
+		return o
+	}
+}
+
 func fixed(p string) func(int) string { return func(int) string { return p } }
 
 // cycle goes through a list of paths, one per request.
@@ -158,6 +185,24 @@ const (
 	targetCustomerP50 = 50 * time.Millisecond
 	baselineName      = "baseline: tracking events, limit 1"
 )
+
+// Row names of what goes through the result cache: kept (a repeated request on unchanged data, what
+// dashboard requests between two hourly syncs get; the goals are judged there) and computed (the
+// same request with `Cache-Control: no-cache`: what the first request after new data costs).
+const (
+	keptSuffix      = ", kept"
+	computedSuffix  = ", computed (first request after new data)"
+	summaryKept     = "summary" + keptSuffix
+	summaryComputed = "summary" + computedSuffix
+)
+
+// shortName is a row name without the computed row's explanation, for the places that refer to it.
+func shortName(name string) string {
+	if base, ok := strings.CutSuffix(name, computedSuffix); ok {
+		return base + ", computed"
+	}
+	return name
+}
 
 // queryPlan is what the targets need from the data set and the run.
 type queryPlan struct {
@@ -181,19 +226,28 @@ func (a *api) targets(p queryPlan) []target {
 		}
 		return path + "?" + rng
 	}
+	summary := withRange("/api/v1/summary")
 	ts := []target{
 		{name: baselineName, probe: a.path(fixed("/api/v1/tracking/events?limit=1")), baseline: true},
-		{name: "summary", probe: a.path(fixed(withRange("/api/v1/summary"))), goal: goal{maxP50: targetSummaryP50}},
-		{name: mcpSummaryName, probe: a.mcpSummary(p.from, p.to), goal: goal{relTo: "summary", maxRatio: 1.2}},
+		{name: summaryKept, probe: a.path(fixed(summary)), goal: goal{maxP50: targetSummaryP50}},
+		{name: summaryComputed, probe: a.pathComputed(fixed(summary)), computed: true},
+		// MCP's goal is set on what it adds to the work of a summary, so it is judged on the
+		// computed pair; on a kept summary its own fixed cost is reported in milliseconds.
+		{name: mcpSummaryName + keptSuffix, probe: a.mcpSummary(p.from, p.to, false), restOf: summaryKept},
+		{name: mcpSummaryName + computedSuffix, probe: a.mcpSummary(p.from, p.to, true), computed: true, restOf: summaryComputed,
+			goal: goal{relTo: summaryComputed, maxRatio: 1.2}},
 	}
 	for _, m := range metrics {
-		ts = append(ts, target{name: "metric " + m, probe: a.path(fixed(withRange("/api/v1/metrics/" + m)))})
+		ts = append(ts, target{name: "metric " + m + keptSuffix, probe: a.path(fixed(withRange("/api/v1/metrics/" + m)))})
 	}
+	ts = append(ts, target{name: "metric mrr" + computedSuffix, probe: a.pathComputed(fixed(withRange("/api/v1/metrics/mrr"))), computed: true})
 	list := fmt.Sprintf("/api/v1/customers?limit=%d", p.limit)
-	ts = append(ts, target{name: fmt.Sprintf("customers, first page of %d", p.limit), probe: a.path(fixed(list)),
-		goal: goal{maxP50: targetCustomerP50}})
+	first := fmt.Sprintf("customers, first page of %d", p.limit)
+	ts = append(ts,
+		target{name: first + keptSuffix, probe: a.path(fixed(list)), goal: goal{maxP50: targetCustomerP50}},
+		target{name: first + computedSuffix, probe: a.pathComputed(fixed(list)), computed: true})
 	if p.deepCursor != "" {
-		ts = append(ts, target{name: fmt.Sprintf("customers, page %d of %d", p.deepPage, p.limit),
+		ts = append(ts, target{name: fmt.Sprintf("customers, page %d of %d", p.deepPage, p.limit) + keptSuffix,
 			probe: a.path(fixed(list + "&" + cursorParam + "=" + url.QueryEscape(p.deepCursor))), goal: goal{maxP50: targetCustomerP50}})
 	}
 	if len(p.byID) > 0 {

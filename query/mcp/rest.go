@@ -7,15 +7,30 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
 )
 
 // restClient calls the query edge's REST handlers in-process: an http.Request dispatched into the
-// same handler chain as a network request, with the MCP caller's bearer header. Nothing is
+// same handler chain as a network request, with the MCP caller's bearer header (and Cache-Control
+// header, if any). Nothing is
 // re-implemented or re-checked here: authentication, parameter rules, data access and every number
 // are the REST API's, and its error replies become tool errors (errors.go).
 type restClient struct{ h http.Handler }
+
+type cacheControlKey struct{}
+
+// withCacheControl keeps the MCP request's Cache-Control header for the REST calls its tools make:
+// `Cache-Control: no-cache` on a tool call asks the REST handlers for responses computed from the
+// data, as it does on a REST request, rather than kept ones.
+func withCacheControl(ctx context.Context, h http.Header) context.Context {
+	v := h.Values("Cache-Control")
+	if len(v) == 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, cacheControlKey{}, strings.Join(v, ", "))
+}
 
 // restError is a non-2xx REST reply.
 type restError struct {
@@ -39,6 +54,9 @@ func (c restClient) get(ctx context.Context, path string, q url.Values) (json.Ra
 	}
 	if ci, ok := callerFrom(ctx); ok && ci.authorization != "" {
 		req.Header.Set("Authorization", ci.authorization)
+	}
+	if cc, ok := ctx.Value(cacheControlKey{}).(string); ok {
+		req.Header.Set("Cache-Control", cc)
 	}
 	req.Header.Set("Accept", "application/json")
 	req.RemoteAddr = "in-process"

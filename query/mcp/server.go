@@ -95,6 +95,7 @@ func (s *Server) Register(r gin.IRouter) {
 
 func (s *Server) serve(c *gin.Context) {
 	ctx := withCaller(c.Request.Context(), callerInfo{authorization: c.GetHeader("Authorization"), caller: authn.From(c)})
+	ctx = withCacheControl(ctx, c.Request.Header)
 	s.http.ServeHTTP(c.Writer, c.Request.WithContext(ctx))
 }
 

@@ -1,0 +1,132 @@
+package reporting
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/revtrack/revtrack/query/reporting/reportingtest"
+)
+
+// countingConn counts the queries that read data, as opposed to the version read on system.parts
+// that every request makes: a request that read none was answered with a kept response.
+type countingConn struct {
+	Conn
+	reads atomic.Int64
+}
+
+func (c *countingConn) count(q string) {
+	if q != selectDataVersion {
+		c.reads.Add(1)
+	}
+}
+
+func (c *countingConn) Query(ctx context.Context, q string, args ...any) (driver.Rows, error) {
+	c.count(q)
+	return c.Conn.Query(ctx, q, args...)
+}
+
+func (c *countingConn) QueryRow(ctx context.Context, q string, args ...any) driver.Row {
+	c.count(q)
+	return c.Conn.QueryRow(ctx, q, args...)
+}
+
+// A request marked WithNoCache (the REST edge's `Cache-Control: no-cache`) is computed even when a
+// kept response is there, answers the same, and what it computed is kept for the next request.
+func TestNoCacheComputesAndKeeps(t *testing.T) {
+	e := setup(t)
+	reportingtest.Example37(e.fx, "app-1")
+	e.fx.Flush(t)
+	conn := &countingConn{Conn: e.conn}
+	s := New(conn, WithClock(reportingtest.Clock))
+	req := Request{Scope: scopeOf("app-1"), Range: defaultRange, CustomerScope: ScopeIncluded}
+	list := ListRequest{Scope: scopeOf("app-1"), Range: defaultRange, CustomerScope: ScopeIncluded, Limit: 3}
+	for _, c := range []struct {
+		name string
+		get  func(context.Context) (any, error)
+	}{
+		{"summary", func(ctx context.Context) (any, error) { return s.Summary(ctx, req) }},
+		{"metric mrr", func(ctx context.Context) (any, error) { return s.Metric(ctx, MetricMRR, req) }},
+		{"metric usage", func(ctx context.Context) (any, error) { return s.Metric(ctx, MetricUsage, req) }},
+		{"customers", func(ctx context.Context) (any, error) { return s.Customers(ctx, list) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// call answers a request and says whether it read data (computed) or not (kept).
+			call := func(ctx context.Context) (any, bool) {
+				t.Helper()
+				before := conn.reads.Load()
+				v, err := c.get(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return v, conn.reads.Load() > before
+			}
+			first, _ := call(ctx(t))
+			kept, computed := call(ctx(t))
+			if computed {
+				t.Fatal("the second request was computed: nothing kept to bypass")
+			}
+			fresh, computed := call(WithNoCache(ctx(t)))
+			if !computed {
+				t.Fatal("a no-cache request was answered with the kept response")
+			}
+			jsonEq(t, "no-cache against kept", fresh, kept)
+			jsonEq(t, "no-cache against first", fresh, first)
+			again, computed := call(ctx(t))
+			if computed {
+				t.Fatal("the response the no-cache request computed was not kept")
+			}
+			jsonEq(t, "kept after no-cache", again, fresh)
+		})
+	}
+}
+
+// The version is still read on a no-cache request: what it keeps is labelled with the version read
+// before its data, never after.
+func TestNoCacheReadsTheVersionFirst(t *testing.T) {
+	e := setup(t)
+	reportingtest.Example37(e.fx, "app-1")
+	e.fx.Flush(t)
+	conn := &orderConn{Conn: e.conn}
+	s := New(conn, WithClock(reportingtest.Clock))
+	if _, err := s.Summary(WithNoCache(ctx(t)), Request{Scope: scopeOf("app-1"), Range: defaultRange, CustomerScope: ScopeIncluded}); err != nil {
+		t.Fatal(err)
+	}
+	if len(conn.order) < 2 || conn.order[0] != selectDataVersion {
+		t.Fatalf("first query %q of %d, want the version read", first(conn.order), len(conn.order))
+	}
+}
+
+// orderConn records the order of the queries (the summary's run concurrently after the version).
+type orderConn struct {
+	Conn
+	mu    sync.Mutex
+	order []string
+}
+
+func (c *orderConn) add(q string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.order = append(c.order, q)
+}
+
+func (c *orderConn) Query(ctx context.Context, q string, args ...any) (driver.Rows, error) {
+	c.add(q)
+	return c.Conn.Query(ctx, q, args...)
+}
+
+func (c *orderConn) QueryRow(ctx context.Context, q string, args ...any) driver.Row {
+	c.add(q)
+	return c.Conn.QueryRow(ctx, q, args...)
+}
+
+func first(qs []string) string {
+	if len(qs) == 0 {
+		return ""
+	}
+	return strings.SplitN(qs[0], "\n", 2)[0]
+}
