@@ -27,13 +27,17 @@ var (
 	// errStopRound ends the whole round: the quota is per project, not per workspace.
 	errStopRound = errors.New("stop round: quota exhausted")
 	errLeaseLost = errors.New("workspace lease lost")
+	// errNoToken: the workspace has no refresh token stored; its rows wait for a reconnect.
+	errNoToken = errors.New("no refresh token")
 )
 
 // dispatcher sends due rows (queued, or retrying whose time has come) to events:ingest, one
 // workspace at a time under that workspace's lease, and records each outcome as a new row version
-// (docs/ADS_UPLOAD.md "Upload-queue row states").
+// (docs/ADS_UPLOAD.md "Upload-queue row states"). It finds the workspaces with due rows through
+// the due hints (due_hints.go).
 type dispatcher struct {
 	rows     rowStore
+	due      *dueIndex
 	creds    Credentials
 	mappings Mappings
 	google   DataManager
@@ -72,47 +76,75 @@ func every(ctx context.Context, interval time.Duration, f func(context.Context))
 	}
 }
 
-// round dispatches the due rows of every workspace this instance can lease.
+// round dispatches the due rows of every workspace this instance can lease. A pass over a
+// workspace sends at most BatchSize due rows per mapping; a workspace that sent a full batch may
+// have more and gets another pass once every other workspace of the round had its turn, so that a
+// backlog goes out as fast as the platform takes it without holding the others back. The passes
+// stop at the quota hold, or once the round has lasted DispatchInterval: the next round starts at
+// once (its tick is due) and picks up workspaces that became due meanwhile.
 func (d *dispatcher) round(ctx context.Context) error {
 	now := d.now()
 	if now.Before(d.pausedUntil) {
 		return nil
 	}
-	wss, err := d.rows.dueWorkspaces(ctx, now)
+	wss, err := d.due.workspaces(ctx, now)
 	if err != nil {
 		return err
 	}
+	started := time.Now()
 	var errs []error
-	for _, ws := range wss {
-		if ctx.Err() != nil {
-			return nil
+	for len(wss) > 0 {
+		var again []string
+		for _, ws := range wss {
+			if ctx.Err() != nil {
+				return nil
+			}
+			more, err := d.workspace(ctx, ws)
+			switch {
+			case errors.Is(err, errStopRound):
+				return errors.Join(errs...)
+			case err != nil && !errors.Is(err, errStopWorkspace):
+				errs = append(errs, fmt.Errorf("workspace %s: %w", ws, err))
+			case err == nil && more:
+				again = append(again, ws)
+			}
 		}
-		err := d.workspace(ctx, ws)
-		switch {
-		case errors.Is(err, errStopRound):
-			return nil
-		case err != nil && !errors.Is(err, errStopWorkspace):
-			errs = append(errs, fmt.Errorf("workspace %s: %w", ws, err))
+		if time.Since(started) >= d.cfg.DispatchInterval {
+			break
 		}
+		wss = again
 	}
 	return errors.Join(errs...)
 }
 
-// workspace sends the due rows of one workspace, mapping by mapping, under its lease.
-func (d *dispatcher) workspace(ctx context.Context, ws string) error {
+// workspace makes one pass over a workspace under its lease. more reports that a mapping sent a
+// full batch, so that more rows may be due; otherwise the workspace's due hint is settled.
+func (d *dispatcher) workspace(ctx context.Context, ws string) (more bool, err error) {
 	ls, err := d.leases.tryAcquire(ctx, "ads-dispatch:"+ws)
 	if err != nil || ls == nil {
-		return err // nil, nil: another instance is dispatching this workspace
+		return false, err // nil, nil: another instance is dispatching this workspace
 	}
 	defer func() { _ = ls.release(context.WithoutCancel(ctx)) }()
+	more, err = d.pass(ctx, ls, ws)
+	if more || err != nil && !errors.Is(err, errStopWorkspace) {
+		return more, err
+	}
+	// Rows this pass left retrying are scheduled; a failure here only costs another pass.
+	if serr := d.due.settle(ctx, ws); serr != nil && ctx.Err() == nil {
+		d.log.Warn("due hint not settled", "workspace", ws, "err", serr)
+	}
+	return false, err
+}
 
+// pass sends the due rows of one workspace, mapping by mapping, at most BatchSize per mapping.
+func (d *dispatcher) pass(ctx context.Context, ls *lease, ws string) (more bool, err error) {
 	due, err := d.rows.due(ctx, ws, d.now(), d.cfg.BatchSize)
 	if err != nil || len(due) == 0 {
-		return err
+		return false, err
 	}
 	conn, found, err := d.creds.Connection(ctx, ws)
 	if err != nil {
-		return fmt.Errorf("read connection: %w", err)
+		return false, fmt.Errorf("read connection: %w", err)
 	}
 	for _, group := range byMapping(due) {
 		m, err := d.mappings.Get(ctx, ws, group[0].MappingID)
@@ -121,21 +153,24 @@ func (d *dispatcher) workspace(ctx context.Context, ws string) error {
 		case errors.Is(err, controlplane.ErrNotFound):
 			reason = "waiting: the mapping no longer exists"
 		case err != nil:
-			return fmt.Errorf("read mapping %s: %w", group[0].MappingID, err)
+			return false, fmt.Errorf("read mapping %s: %w", group[0].MappingID, err)
 		default:
 			reason = blocked(conn, found, m)
 		}
 		if reason != "" {
 			if err := d.hold(ctx, group, reason); err != nil {
-				return err
+				return false, err
 			}
 			continue
 		}
-		if err := d.sendMapping(ctx, ls, conn, m, group); err != nil {
-			return err
+		sent, err := d.sendMapping(ctx, ls, conn, m, group)
+		if err != nil {
+			return false, err
 		}
+		// Held rows stay due: only rows that went out make another pass worth it.
+		more = more || sent && len(group) == d.cfg.BatchSize
 	}
-	return nil
+	return more, nil
 }
 
 // byMapping splits rows (ordered by mapping) into one group per mapping.
@@ -157,24 +192,30 @@ func byMapping(rows []Row) [][]Row {
 // asynchronous diagnostics, which the platform reports per request, name the row. Each outcome is
 // written before the next request: an accepted row whose acceptance was lost would be resent and
 // diagnosed DUPLICATE_TRANSACTION_ID. The ingest quota (300 requests a minute) bounds these small
-// inserts to a few per second.
-func (d *dispatcher) sendMapping(ctx context.Context, ls *lease, conn controlplane.AdConnection, m controlplane.AdMapping, rows []Row) error {
+// inserts to a few per second. It reports whether every row was sent: without a stored credential
+// the rest are held for a reconnect.
+func (d *dispatcher) sendMapping(ctx context.Context, ls *lease, conn controlplane.AdConnection, m controlplane.AdMapping, rows []Row) (bool, error) {
 	size := d.cfg.LiveBatchSize
 	if m.ValidationOnly {
 		size = d.cfg.BatchSize
 	}
 	for start := 0; start < len(rows); start += size {
 		if ok, err := ls.extend(ctx); err != nil || !ok {
-			return errors.Join(errLeaseLost, err)
+			return false, errors.Join(errLeaseLost, err)
 		}
-		if err := d.send(ctx, conn, m, rows[start:min(start+size, len(rows))]); err != nil {
-			return err
+		err := d.send(ctx, conn, m, rows[start:min(start+size, len(rows))])
+		if errors.Is(err, errNoToken) {
+			return false, d.hold(ctx, rows[start:], msgReconnect)
+		}
+		if err != nil {
+			return false, err
 		}
 	}
-	return nil
+	return true, nil
 }
 
-// send makes one events:ingest request for batch and records its outcome.
+// send makes one events:ingest request for batch and records its outcome; errNoToken when there
+// is no credential to send with.
 func (d *dispatcher) send(ctx context.Context, conn controlplane.AdConnection, m controlplane.AdMapping, batch []Row) error {
 	ws := conn.WorkspaceID
 	if ws == "" {
@@ -185,7 +226,7 @@ func (d *dispatcher) send(ctx context.Context, conn controlplane.AdConnection, m
 	ts, err := d.tokens.get(ctx, ws, false)
 	if err != nil {
 		if errors.Is(err, controlplane.ErrNotFound) {
-			return d.hold(ctx, batch, msgReconnect)
+			return errNoToken
 		}
 		return fmt.Errorf("open refresh token: %w", err)
 	}

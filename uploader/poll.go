@@ -38,6 +38,7 @@ const (
 // successful poll moves them on.
 type poller struct {
 	rows    rowStore
+	due     *dueIndex
 	creds   Credentials
 	google  DataManager
 	tokens  *tokenCache
@@ -48,7 +49,8 @@ type poller struct {
 	log     *slog.Logger
 }
 
-// Run polls every DispatchInterval until ctx ends.
+// Run polls every DispatchInterval until ctx ends. It finds the workspaces with due diagnostics
+// through the due hints (due_hints.go).
 func (p *poller) Run(ctx context.Context) error {
 	return every(ctx, p.cfg.DispatchInterval, func(ctx context.Context) {
 		if err := p.round(ctx); err != nil && ctx.Err() == nil {
@@ -58,7 +60,7 @@ func (p *poller) Run(ctx context.Context) error {
 }
 
 func (p *poller) round(ctx context.Context) error {
-	wss, err := p.rows.pollWorkspaces(ctx, p.now())
+	wss, err := p.due.workspaces(ctx, p.now())
 	if err != nil {
 		return err
 	}
@@ -74,29 +76,43 @@ func (p *poller) round(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// workspace polls up to pollBatch due rows of ws under its lease. When that was all, the
+// workspace's due hint is settled; otherwise it stays due for the next round.
 func (p *poller) workspace(ctx context.Context, ws string) error {
 	ls, err := p.leases.tryAcquire(ctx, "ads-poll:"+ws)
 	if err != nil || ls == nil {
 		return err
 	}
 	defer func() { _ = ls.release(context.WithoutCancel(ctx)) }()
+	n, err := p.pass(ctx, ls, ws)
+	if err != nil || n == pollBatch {
+		return err
+	}
+	if err := p.due.settle(ctx, ws); err != nil && ctx.Err() == nil {
+		p.log.Warn("due hint not settled", "workspace", ws, "err", err)
+	}
+	return nil
+}
+
+// pass polls the due rows of ws, request by request, and returns how many rows it read.
+func (p *poller) pass(ctx context.Context, ls *lease, ws string) (int, error) {
 	due, err := p.rows.pollDue(ctx, ws, p.now(), pollBatch)
 	if err != nil || len(due) == 0 {
-		return err
+		return 0, err
 	}
 	conn, found, err := p.creds.Connection(ctx, ws)
 	if err != nil {
-		return fmt.Errorf("read connection: %w", err)
+		return 0, fmt.Errorf("read connection: %w", err)
 	}
 	for _, group := range byRequest(due) {
 		if ok, err := ls.extend(ctx); err != nil || !ok {
-			return errors.Join(errLeaseLost, err)
+			return 0, errors.Join(errLeaseLost, err)
 		}
 		if err := p.request(ctx, ws, conn, found, group); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
+	return len(due), nil
 }
 
 // byRequest groups rows by request ID, in first-seen order.

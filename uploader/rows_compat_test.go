@@ -41,11 +41,13 @@ func TestQueriesRunOnCurrentClickHouse(t *testing.T) {
 		t.Fatal(err)
 	}
 	statements = append(statements,
-		bind(t, selectExistingRows, "'ws'", "['uq_a', 'uq_b']"),
-		bind(t, selectDueWorkspaces, at, at),
+		bind(t, selectExistingRows, "'ws'", "('uq_a'), ('uq_b')"),
 		bind(t, selectDueRows, "'ws'", at, at, "2000"),
-		bind(t, selectPollWorkspaces, at),
 		bind(t, selectPollRows, "'ws'", at, "2000"),
+		selectDispatchSchedule,
+		bind(t, selectDispatchScheduleOf, "'ws'"),
+		selectPollSchedule,
+		bind(t, selectPollScheduleOf, "'ws'"),
 		bind(t, selectRow, "'ws'", "'uq_a'"),
 		bind(t, list, "'ws'", "'m'", at, at, "'rejected'", at, at, "'uq'", "11"),
 	)

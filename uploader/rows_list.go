@@ -5,9 +5,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // List limits.
@@ -61,8 +64,27 @@ type Rows struct {
 	now     func() time.Time
 }
 
-// NewRows returns the queue's read and Retry API on a ClickHouse connection.
-func NewRows(conn RowsConn) *Rows { return &Rows{store: rowStore{conn: conn}, now: time.Now} }
+// NewRows returns the queue's read and Retry API on a ClickHouse connection. Without WithDueHints,
+// a retried row waits for the uploader's next rescan of the queue (at most a minute) instead of
+// its next round.
+func NewRows(conn RowsConn, opts ...RowsOption) *Rows {
+	r := &Rows{store: rowStore{conn: conn}, now: time.Now}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// RowsOption configures NewRows.
+type RowsOption func(*Rows)
+
+// WithDueHints tells the uploader of retried rows through its due hints in Redis (the Redis
+// client and key prefix of the uploader's Deps), so that they are sent in its next round.
+func WithDueHints(client *redis.Client, prefix string) RowsOption {
+	return func(r *Rows) {
+		r.store.hints = &dueHints{client: client, prefix: prefix, log: slog.Default().With("component", "due-hints")}
+	}
+}
 
 // ListFilter selects rows of one workspace. Zero values do not filter; From and To bound the
 // row's creation time (From inclusive, To exclusive).

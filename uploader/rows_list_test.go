@@ -21,8 +21,10 @@ func TestListQueryGolden(t *testing.T) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "-- List, every filter; args %v\n%s;\n\n", args, q)
-	for _, s := range []struct{ name, q string }{{"due workspaces", selectDueWorkspaces}, {"due rows", selectDueRows},
-		{"poll workspaces", selectPollWorkspaces}, {"poll rows", selectPollRows}, {"existing rows", selectExistingRows}} {
+	for _, s := range []struct{ name, q string }{{"due rows", selectDueRows}, {"poll rows", selectPollRows},
+		{"existing rows", selectExistingRows}, {"dispatch schedule", selectDispatchSchedule},
+		{"dispatch schedule of a workspace", selectDispatchScheduleOf}, {"poll schedule", selectPollSchedule},
+		{"poll schedule of a workspace", selectPollScheduleOf}} {
 		fmt.Fprintf(&b, "-- %s\n%s;\n\n", s.name, s.q)
 	}
 	testenv.Golden(t, "testdata/queries.golden.sql", []byte(b.String()))

@@ -11,8 +11,12 @@ next_attempt_at, request_id, reason_codes, message, created_at, updated_at, vers
 conversion_customer_id, login_customer_id, conversion_action_id, request_events)`
 
 	// selectExistingRows names the rows of a batch that already exist; a redelivered job must not
-	// reset a row that moved on. No de-duplication: existence is enough.
-	selectExistingRows = `SELECT DISTINCT row_id FROM upload_queue WHERE workspace_id = ? AND has(?, row_id)`
+	// reset a row that moved on. No de-duplication: existence is enough. The IDs are bound as a list
+	// of one-value clickhouse.GroupSet (idSet), rendered `(('a'), ('b'), …)`: a set ClickHouse looks
+	// rows up in by hash. `has(?, row_id)` with a bound array gives the same rows, but ClickHouse
+	// 18.16 scans the array for every row: 0.9–1.7 s instead of 53–85 ms for 1,000 IDs against
+	// 80,000 row versions.
+	selectExistingRows = `SELECT DISTINCT row_id FROM upload_queue WHERE workspace_id = ? AND row_id IN (?)`
 
 	// selectLatestRows reads the latest version of rows; callers append WHERE, the grouping and a HAVING.
 	selectLatestRows = `SELECT row_id, workspace_id, mapping_id, argMax(source_id, version), argMax(event_id_hash, version),
@@ -32,17 +36,27 @@ FROM upload_queue `
 	dueSQL        = `(l_status = 'queued' AND l_next <= ? OR l_status = 'retrying' AND l_request = '' AND l_next <= ?)`
 	selectDueRows = selectLatestRows + `WHERE workspace_id = ? ` + groupRows + `HAVING ` + dueSQL + `
 ORDER BY mapping_id, l_created, row_id LIMIT ? BY mapping_id`
-	selectDueWorkspaces = `SELECT DISTINCT workspace_id FROM (SELECT workspace_id, toString(argMax(status, version)) AS l_status,
-argMax(ifNull(next_attempt_at, toDateTime(0, 'UTC')), version) AS l_next, argMax(request_id, version) AS l_request
-FROM upload_queue ` + groupRows + `HAVING ` + dueSQL + `) ORDER BY workspace_id`
 
 	// Rows whose diagnostics are due: accepted, or retrying a failed poll (they hold a request ID).
-	pollSQL        = `(l_status = 'accepted' OR l_status = 'retrying' AND l_request != '') AND toUInt32(l_next) > 0 AND l_next <= ?`
+	pollSQL        = pollableSQL + ` AND l_next <= ?`
 	selectPollRows = selectLatestRows + `WHERE workspace_id = ? ` + groupRows + `HAVING ` + pollSQL + `
 ORDER BY l_next, l_request, row_id LIMIT ?`
-	selectPollWorkspaces = `SELECT DISTINCT workspace_id FROM (SELECT workspace_id, toString(argMax(status, version)) AS l_status,
+
+	// The schedules behind the due hints (due_hints.go): per workspace, the earliest l_next of the
+	// rows the dispatcher will send (epoch 0: due now) or whose diagnostics the poller will fetch,
+	// whatever the time. A workspace without such rows has no row. The whole-table forms rebuild
+	// the hints every dueRescanInterval; the one-workspace forms settle a workspace after its pass.
+	dispatchableSQL = `(l_status = 'queued' OR l_status = 'retrying' AND l_request = '')`
+	pollableSQL     = `(l_status = 'accepted' OR l_status = 'retrying' AND l_request != '') AND toUInt32(l_next) > 0`
+	scheduleRows    = `SELECT workspace_id, min(l_next) FROM (SELECT workspace_id, toString(argMax(status, version)) AS l_status,
 argMax(ifNull(next_attempt_at, toDateTime(0, 'UTC')), version) AS l_next, argMax(request_id, version) AS l_request
-FROM upload_queue ` + groupRows + `HAVING ` + pollSQL + `) ORDER BY workspace_id`
+FROM upload_queue `
+	scheduleEnd = `) GROUP BY workspace_id ORDER BY workspace_id`
+
+	selectDispatchSchedule   = scheduleRows + groupRows + `HAVING ` + dispatchableSQL + scheduleEnd
+	selectDispatchScheduleOf = scheduleRows + `WHERE workspace_id = ? ` + groupRows + `HAVING ` + dispatchableSQL + scheduleEnd
+	selectPollSchedule       = scheduleRows + groupRows + `HAVING ` + pollableSQL + scheduleEnd
+	selectPollScheduleOf     = scheduleRows + `WHERE workspace_id = ? ` + groupRows + `HAVING ` + pollableSQL + scheduleEnd
 
 	selectRow = selectLatestRows + `WHERE workspace_id = ? AND row_id = ? ` + groupRows
 )

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
 
@@ -18,9 +19,14 @@ var _ RowsConn = (driver.Conn)(nil)
 
 // rowStore reads and writes upload-queue rows. It is the table's only writer (besides the 180-day
 // scrub of the retention job), and every write is a whole new version of a row.
-type rowStore struct{ conn RowsConn }
+type rowStore struct {
+	conn RowsConn
+	// hints learn of every row that becomes due (nil: not kept, the rescan finds the rows).
+	hints *dueHints
+}
 
-// put writes row versions in one insert. Callers set Version (nextVersion) and UpdatedAt.
+// put writes row versions in one insert, then marks their due hints. Callers set Version
+// (nextVersion) and UpdatedAt.
 func (s rowStore) put(ctx context.Context, rows []Row) error {
 	if len(rows) == 0 {
 		return nil
@@ -38,6 +44,7 @@ func (s rowStore) put(ctx context.Context, rows []Row) error {
 	if err := b.Send(); err != nil {
 		return fmt.Errorf("insert upload_queue: %w", err)
 	}
+	s.hints.mark(ctx, rows)
 	return nil
 }
 
@@ -67,7 +74,10 @@ func boolByte(b bool) uint8 {
 
 // existing returns which of ids already have a row in workspaceID.
 func (s rowStore) existing(ctx context.Context, workspaceID string, ids []string) (map[string]bool, error) {
-	rows, err := s.conn.Query(ctx, selectExistingRows, workspaceID, ids)
+	if len(ids) == 0 {
+		return map[string]bool{}, nil
+	}
+	rows, err := s.conn.Query(ctx, selectExistingRows, workspaceID, idSet(ids))
 	if err != nil {
 		return nil, fmt.Errorf("read existing upload rows: %w", err)
 	}
@@ -127,37 +137,39 @@ func (s rowStore) get(ctx context.Context, workspaceID, rowID string) (Row, bool
 	return rs[0], true, nil
 }
 
-// workspaces runs one of the select*Workspaces queries.
-func (s rowStore) workspaces(ctx context.Context, q string, args ...any) ([]string, error) {
-	rows, err := s.conn.Query(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read upload workspaces: %w", err)
+// idSet binds IDs as a set literal for `IN (?)` (see selectExistingRows).
+func idSet(ids []string) []clickhouse.GroupSet {
+	set := make([]clickhouse.GroupSet, len(ids))
+	for i, id := range ids {
+		set[i] = clickhouse.GroupSet{Value: []any{id}}
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var ws string
-		if err := rows.Scan(&ws); err != nil {
-			return nil, err
-		}
-		out = append(out, ws)
-	}
-	return out, rows.Err()
+	return set
 }
 
-// dueWorkspaces are the workspaces with rows the dispatcher should send at now.
-func (s rowStore) dueWorkspaces(ctx context.Context, now time.Time) ([]string, error) {
-	return s.workspaces(ctx, selectDueWorkspaces, now.UTC(), now.UTC())
+// schedule runs one of the select*Schedule queries: each workspace's earliest l_next.
+func (s rowStore) schedule(ctx context.Context, q string, args ...any) (map[string]time.Time, error) {
+	rows, err := s.conn.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read upload schedule: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]time.Time{}
+	for rows.Next() {
+		var (
+			ws string
+			at time.Time
+		)
+		if err := rows.Scan(&ws, &at); err != nil {
+			return nil, err
+		}
+		out[ws] = at.UTC()
+	}
+	return out, rows.Err()
 }
 
 // due returns the rows of workspaceID to send at now, at most perMapping per mapping.
 func (s rowStore) due(ctx context.Context, workspaceID string, now time.Time, perMapping int) ([]Row, error) {
 	return s.query(ctx, selectDueRows, workspaceID, now.UTC(), now.UTC(), perMapping)
-}
-
-// pollWorkspaces are the workspaces with rows whose diagnostics are due at now.
-func (s rowStore) pollWorkspaces(ctx context.Context, now time.Time) ([]string, error) {
-	return s.workspaces(ctx, selectPollWorkspaces, now.UTC())
 }
 
 // pollDue returns up to limit rows of workspaceID whose diagnostics are due at now.

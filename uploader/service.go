@@ -58,7 +58,7 @@ const leaseTTL = 2 * requestTimeout
 type Deps struct {
 	ClickHouse driver.Conn
 	Redis      *redis.Client
-	// RedisPrefix prefixes the workspace lease keys (redisx.Config.KeyPrefix).
+	// RedisPrefix prefixes the workspace lease and due-hint keys (redisx.Config.KeyPrefix).
 	RedisPrefix string
 	Kafka       kafkax.Config
 	// Producer writes dead letters; nil makes the service open (and close) its own.
@@ -109,7 +109,8 @@ func New(cfg Config, d Deps) (*Service, error) {
 		now = time.Now
 	}
 	m := NewMetrics(d.Registry)
-	store := rowStore{conn: d.ClickHouse}
+	hints := &dueHints{client: d.Redis, prefix: d.RedisPrefix, log: log.With("component", "due-hints")}
+	store := rowStore{conn: d.ClickHouse, hints: hints}
 	s := &Service{rows: &Rows{store: store, metrics: m, now: now}, tokens: newTokenCache(d.Tokens, d.Credentials)}
 
 	producer := d.Producer
@@ -133,10 +134,10 @@ func New(cfg Config, d Deps) (*Service, error) {
 		rows: store, mappings: d.Mappings, maxAge: cfg.MaxEventAge, maxPoll: cfg.MaxPoll,
 		backoff: cfg.Backoff, maxBackoff: cfg.MaxBackoff, now: now, metrics: m, log: log.With("loop", "queue")}
 	ls := &leases{client: d.Redis, prefix: d.RedisPrefix, ttl: leaseTTL}
-	s.dispatcher = &dispatcher{rows: store, creds: d.Credentials, mappings: d.Mappings, google: d.DataManager,
+	s.dispatcher = &dispatcher{rows: store, due: &dueIndex{kind: hintDispatch, rows: store, hints: hints}, creds: d.Credentials, mappings: d.Mappings, google: d.DataManager,
 		tokens: s.tokens, leases: ls, cfg: cfg, now: now, metrics: m, log: log.With("loop", "dispatch"),
 		backoff: backoff{base: cfg.RetryBase, max: cfg.RetryMax, quotaMin: cfg.QuotaMinWait}}
-	s.poller = &poller{rows: store, creds: d.Credentials, google: d.DataManager, tokens: s.tokens, leases: ls,
+	s.poller = &poller{rows: store, due: &dueIndex{kind: hintPoll, rows: store, hints: hints}, creds: d.Credentials, google: d.DataManager, tokens: s.tokens, leases: ls,
 		cfg: cfg, now: now, metrics: m, log: log.With("loop", "diagnostics")}
 	return s, nil
 }

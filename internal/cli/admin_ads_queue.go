@@ -26,7 +26,7 @@ func (a *app) adsQueueCommands() *cobra.Command {
 			if f.To, err = adminapi.ParseQueueTime("--to", to); err != nil {
 				return nil, err
 			}
-			return uploader.NewRows(e.in.clickhouse).List(ctx, e.ws.ID, f)
+			return uploader.NewRows(e.in.clickhouse, uploader.WithDueHints(e.in.redis, a.cfg.Redis.KeyPrefix)).List(ctx, e.ws.ID, f)
 		})
 	list.Flags().StringVar(&status, "status", "", "queued, unattributed, validated, accepted, retrying or rejected")
 	list.Flags().StringVar(&mapping, "mapping", "", "only this mapping's rows")
@@ -37,7 +37,7 @@ func (a *app) adsQueueCommands() *cobra.Command {
 
 	retry := a.adsCommand("retry SLUG ROW_ID", "Queue a rejected row again (it must still hold click evidence)", cobra.ExactArgs(2),
 		func(ctx context.Context, e adsEnv, args []string) (any, error) {
-			return adminapi.RetryUploadRow(ctx, uploader.NewRows(e.in.clickhouse), e.store, adminActor, e.ws.ID, args[0])
+			return adminapi.RetryUploadRow(ctx, uploader.NewRows(e.in.clickhouse, uploader.WithDueHints(e.in.redis, a.cfg.Redis.KeyPrefix)), e.store, adminActor, e.ws.ID, args[0])
 		})
 
 	cmd.AddCommand(list, retry)

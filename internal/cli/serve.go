@@ -122,7 +122,7 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 		if err != nil {
 			return err
 		}
-		rows := uploader.NewRows(in.clickhouse)
+		rows := uploader.NewRows(in.clickhouse, uploader.WithDueHints(in.redis, a.cfg.Redis.KeyPrefix))
 		if upload != nil {
 			rows = upload.Rows()
 		}
