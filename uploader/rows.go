@@ -94,7 +94,10 @@ type Row struct {
 	RequestEvents        uint32    `json:"requestEvents,omitempty"`
 	CreatedAt            time.Time `json:"createdAt"`
 	UpdatedAt            time.Time `json:"updatedAt"`
-	Version              uint64    `json:"-"`
+	// Diagnosis groups the state and reason codes into the spec's upload diagnostics (computed
+	// when the row is read, not stored).
+	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
+	Version   uint64     `json:"-"`
 }
 
 // HasClickEvidence says whether the row holds a supported click ID.

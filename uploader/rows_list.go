@@ -176,6 +176,7 @@ func (r *Rows) List(ctx context.Context, workspaceID string, f ListFilter) (List
 	if page.Rows == nil {
 		page.Rows = []Row{}
 	}
+	page.Rows = withDiagnoses(page.Rows)
 	return page, nil
 }
 
@@ -188,6 +189,7 @@ func (r *Rows) Get(ctx context.Context, workspaceID, rowID string) (Row, error) 
 	if !ok {
 		return Row{}, fmt.Errorf("%w: %s", ErrRowNotFound, rowID)
 	}
+	row.Diagnosis = Diagnose(row)
 	return row, nil
 }
 
@@ -214,6 +216,7 @@ func (r *Rows) Retry(ctx context.Context, workspaceID, rowID string) (Row, error
 	n.Status, n.Attempts, n.NextAttemptAt = StatusQueued, 0, nil
 	n.RequestID, n.ReasonCodes, n.Message = "", []string{}, "queued again by a user retry"
 	n.PollAttempts, n.DiagnosticsStatus, n.RequestEvents = 0, "", 0
+	n.Diagnosis = nil
 	if err := r.store.apply(ctx, r.metrics, []change{{from: row.Status, row: n}}); err != nil {
 		return Row{}, err
 	}
