@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/revtrack/revtrack/bench/internal/benchkit"
 )
 
 // freshResult is end-to-end freshness: for each server event, the time from its 2xx at the client
@@ -28,16 +29,7 @@ type freshResult struct {
 	Lat      []time.Duration
 }
 
-func (f freshResult) pct(p float64) time.Duration { return percentile(f.Lat, p) }
-
-// percentile is the nearest-rank percentile of sorted durations (0 when empty).
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(float64(len(sorted))*p/100+0.999999) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
-}
+func (f freshResult) pct(p float64) time.Duration { return benchkit.Percentile(f.Lat, p) }
 
 // freshness sends rate server events per second for d through the edge, each on its own goroutine
 // so a slow answer does not delay the schedule, and polls ClickHouse every poll interval for the
@@ -59,7 +51,7 @@ func (s *stack) freshness(ctx context.Context, tag string, rate int, d, poll, wa
 		defer wg.Done()
 		body, _ := json.Marshal(map[string]any{"teamSlug": benchSlug, "publicKey": s.src.PublicKey, "eventId": id,
 			"acquisitionId": "acq-" + id, "name": "install", "occurredAt": occurred})
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.baseURL+"/api/tracking/server-events", bytes.NewReader(body))
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.revtrack.BaseURL+"/api/tracking/server-events", bytes.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+s.private)
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := client.Do(req)

@@ -8,54 +8,19 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/revtrack/revtrack/bench/internal/benchkit"
 )
 
 // machine describes where the numbers were measured.
 type machine struct {
-	CPUs    int
-	Model   string
-	MemGiB  float64
-	Kernel  string
-	Go      string
+	benchkit.Host
 	Wrk     string
 	LoadAvg string
 }
 
 func describeMachine(wrkBin string) machine {
-	m := machine{CPUs: runtime.NumCPU(), Go: runtime.Version(), Wrk: wrkVersion(wrkBin)}
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for l := range strings.Lines(string(b)) {
-			if v, ok := strings.CutPrefix(l, "model name"); ok {
-				m.Model = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
-				break
-			}
-		}
-	}
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		for l := range strings.Lines(string(b)) {
-			if v, ok := strings.CutPrefix(l, "MemTotal:"); ok {
-				kb, _ := strconv.ParseFloat(strings.Fields(v)[0], 64)
-				m.MemGiB = kb / (1 << 20)
-			}
-		}
-	}
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		m.Kernel = strings.TrimSpace(string(b))
-	}
-	m.LoadAvg = loadAvg()
-	return m
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
+	return machine{Wrk: wrkVersion(wrkBin), Host: benchkit.DescribeHost(), LoadAvg: benchkit.LoadAvg()}
 }
 
 // cpuSample is a snapshot of CPU time: the whole machine (busy and total, from /proc/stat), this

@@ -34,6 +34,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/revtrack/revtrack/bench/internal/benchkit"
 )
 
 // Targets from the issue.
@@ -167,7 +169,7 @@ func runEdge(ctx context.Context, o options) int {
 		progress("priming the pipeline (consumer group join)")
 		prime, err = st.freshness(ctx, "prime-"+st.id, 10, 500*time.Millisecond, o.poll, 90*time.Second)
 		if err != nil || prime.Visible != prime.Sent {
-			progress("priming failed (%d of %d visible): %v\n%s", prime.Visible, prime.Sent, err, st.logs)
+			progress("priming failed (%d of %d visible): %v\n%s", prime.Visible, prime.Sent, err, st.revtrack.Logs)
 			return 1
 		}
 		progress("freshness: %d server events/s for %s, polling ClickHouse every %s", o.freshRate, o.freshDuration, o.poll)
@@ -237,7 +239,7 @@ func runEdge(ctx context.Context, o options) int {
 		progress("%v", err)
 		return 1
 	}
-	edgeSrv, edgeSrvAccepted, err := measure("edge, server event", st.baseURL+srvPath, "server", "es", 1, true)
+	edgeSrv, edgeSrvAccepted, err := measure("edge, server event", st.revtrack.BaseURL+srvPath, "server", "es", 1, true)
 	if err != nil {
 		progress("%v", err)
 		return 1
@@ -258,7 +260,7 @@ func runEdge(ctx context.Context, o options) int {
 		progress("%v", err)
 		return 1
 	}
-	edgeCol, edgeColAccepted, err := measure(fmt.Sprintf("edge, browser batch of %d", o.batch), st.baseURL+colPath, "browser", "eb", o.batch, true)
+	edgeCol, edgeColAccepted, err := measure(fmt.Sprintf("edge, browser batch of %d", o.batch), st.revtrack.BaseURL+colPath, "browser", "eb", o.batch, true)
 	if err != nil {
 		progress("%v", err)
 		return 1
@@ -314,7 +316,7 @@ func verdict(ok bool) string {
 func report(w io.Writer, o options, m machine, started time.Time, rows []row, f freshResult, srv, col drain, problems []string) bool {
 	fmt.Fprintf(w, "\n## Ingest benchmark, %s\n\n", started.UTC().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(w, "Machine: %d CPUs, %s, %.1f GiB RAM, Linux %s, %s, %s; load average at start %s, at end %s.\n",
-		m.CPUs, m.Model, m.MemGiB, m.Kernel, m.Go, m.Wrk, m.LoadAvg, loadAvg())
+		m.CPUs, m.Model, m.MemGiB, m.Kernel, m.Go, m.Wrk, m.LoadAvg, benchkit.LoadAvg())
 	edge := "`revtrack " + o.command + "` in-process, default settings"
 	if o.revtrackArgs != "" {
 		edge = "`revtrack " + o.command + " " + o.revtrackArgs + "` in-process"
@@ -365,7 +367,7 @@ func report(w io.Writer, o options, m machine, started time.Time, rows []row, f 
 	}
 	if pipeline {
 		fmt.Fprintf(w, "- freshness: %d sent, %d acknowledged, %d visible; p90 %s, max %s", f.Sent, f.Acked, f.Visible,
-			ms(f.pct(90)), ms(percentile(f.Lat, 100)))
+			ms(f.pct(90)), ms(f.pct(100)))
 		if len(f.Failed) > 0 {
 			fmt.Fprintf(w, "; failed %v", f.Failed)
 		}

@@ -35,21 +35,6 @@ func TestParseBench(t *testing.T) {
 	}
 }
 
-func TestPercentile(t *testing.T) {
-	var d []time.Duration
-	for i := 1; i <= 100; i++ {
-		d = append(d, time.Duration(i)*time.Millisecond)
-	}
-	for p, want := range map[float64]time.Duration{50: 50 * time.Millisecond, 99: 99 * time.Millisecond, 100: 100 * time.Millisecond} {
-		if got := percentile(d, p); got != want {
-			t.Errorf("p%v = %v, want %v", p, got, want)
-		}
-	}
-	if percentile(nil, 99) != 0 {
-		t.Error("empty input")
-	}
-}
-
 // The baseline must accept exactly what wrk.lua sends to the edge.
 func TestBareHandlerAcceptsTheBenchBodies(t *testing.T) {
 	h := bareHandler()

@@ -7,23 +7,17 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/redis/go-redis/v9"
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/revtrack/revtrack/internal/cli"
+	"github.com/revtrack/revtrack/bench/internal/benchkit"
 	"github.com/revtrack/revtrack/internal/clickhousex"
 	"github.com/revtrack/revtrack/internal/controlplane"
 	"github.com/revtrack/revtrack/internal/redisx"
-	"github.com/revtrack/revtrack/schemas"
 )
 
 // The test stack's addresses (STACK_NAME=test deploy/local/stack up); the REVTRACK_* variables that
@@ -37,13 +31,6 @@ const (
 	benchSlug   = "bench"
 	benchAppID  = "bench-app"
 )
-
-func env(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
 
 func randomID() string {
 	var b [6]byte
@@ -62,10 +49,7 @@ type stack struct {
 	redis    redisx.Config
 	groupPfx string
 
-	baseURL string
-	cancel  context.CancelFunc
-	done    chan int
-	logs    *capped
+	revtrack benchkit.Process // all, or ingest alone
 
 	conn driver.Conn // the bench database, for seeding and freshness polls
 	rdb  *redis.Client
@@ -76,36 +60,22 @@ type stack struct {
 
 func newStack() *stack {
 	id := randomID()
-	s := &stack{id: id, brokers: strings.Split(env("REVTRACK_KAFKA_BROKERS", defaultKafka), ","),
-		suffix: ".bench" + id, groupPfx: "revtrack-bench" + id, logs: &capped{max: 1 << 20}}
+	s := &stack{id: id, brokers: strings.Split(benchkit.Env("REVTRACK_KAFKA_BROKERS", defaultKafka), ","),
+		suffix: ".bench" + id, groupPfx: "revtrack-bench" + id, revtrack: benchkit.Process{Logs: benchkit.NewCapped(1 << 20)}}
 	s.ch = clickhousex.DefaultConfig()
-	s.ch.Addr = env("REVTRACK_CLICKHOUSE_ADDR", defaultClickHouse)
+	s.ch.Addr = benchkit.Env("REVTRACK_CLICKHOUSE_ADDR", defaultClickHouse)
 	s.ch.Database = "revtrack_bench" + id
 	s.ch.ReadTimeout = 20 * time.Second
 	s.redis = redisx.DefaultConfig()
-	s.redis.Addr = env("REVTRACK_REDIS_ADDR", defaultRedis)
+	s.redis.Addr = benchkit.Env("REVTRACK_REDIS_ADDR", defaultRedis)
 	s.redis.KeyPrefix = "revtrack-bench" + id + ":"
 	return s
-}
-
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
 }
 
 // start runs `revtrack <command>` (all, or ingest alone) in this process and waits until /readyz answers 200. Rate limits are set
 // far above what one machine can send, so they never answer 429 (their Redis round trip still runs).
 func (s *stack) start(ctx context.Context, command string, extra []string) error {
-	addr, err := freeAddr()
-	if err != nil {
-		return err
-	}
-	s.baseURL = "http://" + addr
-	args := append([]string{command, "--http-addr", addr, "--log-level", "warn",
+	args := append([]string{"--log-level", "warn",
 		"--kafka-brokers", strings.Join(s.brokers, ","), "--kafka-topic-suffix", s.suffix,
 		"--clickhouse-addr", s.ch.Addr, "--clickhouse-database", s.ch.Database,
 		"--redis-addr", s.redis.Addr, "--redis-key-prefix", s.redis.KeyPrefix,
@@ -113,31 +83,10 @@ func (s *stack) start(ctx context.Context, command string, extra []string) error
 		"--ingest-server-events-per-minute", "1000000000",
 		"--ingest-browser-requests-per-minute", "1000000000",
 	}, extra...)
-	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	s.cancel, s.done = cancel, make(chan int, 1)
-	go func() { s.done <- cli.Execute(rctx, args, s.logs, s.logs) }()
-
-	deadline := time.Now().Add(90 * time.Second)
-ready:
-	for {
-		select {
-		case code := <-s.done:
-			s.done <- code
-			return fmt.Errorf("revtrack %s exited with %d before it was ready:\n%s", command, code, s.logs)
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-		if resp, err := http.Get(s.baseURL + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break ready
-			}
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("revtrack %s not ready within 90s:\n%s", command, s.logs)
-		}
+	if err := s.revtrack.Start(ctx, command, args, 90*time.Second); err != nil {
+		return err
 	}
+	var err error
 	if s.conn, err = clickhousex.Open(ctx, s.ch); err != nil {
 		return err
 	}
@@ -199,7 +148,7 @@ func (s *stack) waitLanded(ctx context.Context, table string, want uint64, timeo
 
 // metric reads one unlabelled sample (e.g. a histogram's _sum or _count) from the edge's /metrics.
 func (s *stack) metric(name string) float64 {
-	resp, err := http.Get(s.baseURL + "/metrics")
+	resp, err := http.Get(s.revtrack.BaseURL + "/metrics")
 	if err != nil {
 		return 0
 	}
@@ -219,18 +168,7 @@ func (s *stack) metric(name string) float64 {
 // stop ends revtrack (drain, commit, flush) and removes everything the run created: the database,
 // the topics, the consumer groups and the Redis keys.
 func (s *stack) stop() error {
-	var errs []error
-	if s.cancel != nil {
-		s.cancel()
-		select {
-		case code := <-s.done:
-			if code != 0 {
-				errs = append(errs, fmt.Errorf("revtrack exited with %d:\n%s", code, s.logs))
-			}
-		case <-time.After(45 * time.Second):
-			errs = append(errs, errors.New("revtrack did not stop within 45s"))
-		}
-	}
+	errs := []error{s.revtrack.Stop(45 * time.Second)}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if s.conn != nil {
@@ -250,95 +188,17 @@ func (s *stack) stop() error {
 		}
 	}
 	if s.rdb != nil {
-		errs = append(errs, s.deleteKeys(ctx))
+		errs = append(errs, benchkit.DeleteKeys(ctx, s.rdb, s.redis.KeyPrefix))
 		_ = s.rdb.Close()
 	}
 	return errors.Join(errs...)
 }
 
 func (s *stack) deleteKafka(ctx context.Context) error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(s.brokers...))
+	adm, err := benchkit.Admin(s.brokers)
 	if err != nil {
 		return err
 	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	var errs []error
-	if groups, err := adm.ListGroups(ctx); err == nil {
-		var mine []string
-		for _, g := range groups.Groups() {
-			if strings.HasPrefix(g, s.groupPfx) {
-				mine = append(mine, g)
-			}
-		}
-		if len(mine) > 0 {
-			if _, err := adm.DeleteGroups(ctx, mine...); err != nil {
-				errs = append(errs, fmt.Errorf("delete consumer groups: %w", err))
-			}
-		}
-	} else {
-		errs = append(errs, fmt.Errorf("list consumer groups: %w", err))
-	}
-	var topics []string
-	for _, t := range schemas.Topics() {
-		topics = append(topics, t.Name+s.suffix)
-	}
-	resps, err := adm.DeleteTopics(ctx, topics...)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("delete topics: %w", err))
-	}
-	for _, r := range resps {
-		if r.Err != nil && !strings.Contains(r.Err.Error(), "UNKNOWN_TOPIC") {
-			errs = append(errs, fmt.Errorf("delete topic %s: %w", r.Topic, r.Err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func (s *stack) deleteKeys(ctx context.Context) error {
-	iter := s.rdb.Scan(ctx, 0, s.redis.KeyPrefix+"*", 5000).Iterator()
-	var batch []string
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		err := s.rdb.Unlink(ctx, batch...).Err()
-		batch = batch[:0]
-		return err
-	}
-	for iter.Next(ctx) {
-		batch = append(batch, iter.Val())
-		if len(batch) == 5000 {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-	}
-	if err := iter.Err(); err != nil {
-		return err
-	}
-	return flush()
-}
-
-// capped keeps the first max bytes of revtrack's log output (warnings and errors only), shown when
-// the run fails.
-type capped struct {
-	mu  sync.Mutex
-	max int
-	buf bytes.Buffer
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if room := c.max - c.buf.Len(); room > 0 {
-		c.buf.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-func (c *capped) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.String()
+	defer adm.Close()
+	return errors.Join(benchkit.DeleteGroups(ctx, adm, s.groupPfx), benchkit.DeleteTopics(ctx, adm, benchkit.TopicNames(s.suffix)))
 }

@@ -60,7 +60,7 @@ func (e *uploadEnv) open(ctx context.Context, revtrackArgs []string) error {
 		return err
 	}
 	e.ws = e.st.src.WorkspaceID
-	e.log = slog.New(slog.NewTextHandler(e.st.logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	e.log = slog.New(slog.NewTextHandler(e.st.revtrack.Logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
 	var err error
 	if e.ch, err = clickhousex.Open(ctx, e.st.ch); err != nil {
@@ -115,7 +115,7 @@ func (e *uploadEnv) startProcessors() error {
 // setUp connects the workspace through the fake's consent page, selects the fake's default account
 // through its manager and creates the mappings, through the setup service the admin API uses.
 func (e *uploadEnv) setUp(ctx context.Context) error {
-	setup, err := uploader.NewSetup(uploader.SetupDeps{Config: e.connect, BaseURL: e.st.baseURL, Store: e.store,
+	setup, err := uploader.NewSetup(uploader.SetupDeps{Config: e.connect, BaseURL: e.st.revtrack.BaseURL, Store: e.store,
 		Keys: e.keys, Redis: e.st.rdb, KeyPrefix: e.st.redis.KeyPrefix, Logger: e.log})
 	if err != nil {
 		return err
@@ -213,7 +213,7 @@ func (e *uploadEnv) logs() string {
 	if e.st == nil {
 		return ""
 	}
-	return e.st.logs.String()
+	return e.st.revtrack.Logs.String()
 }
 
 // close stops the services in the reverse order of their start, then removes what the run created.

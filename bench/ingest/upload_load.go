@@ -110,7 +110,7 @@ func (e *uploadEnv) postServerEvent(ctx context.Context, client *http.Client, ta
 	body, _ := json.Marshal(map[string]any{"teamSlug": benchSlug, "publicKey": e.st.src.PublicKey, "eventId": passEvent(tag, i),
 		"acquisitionId": passAcq(tag, i), "name": milestone, "customerRef": "bench-shop.myshopify.com", "amountCents": 4900,
 		"currency": "USD", "occurredAt": time.Now().UTC().Format(time.RFC3339Nano)})
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, e.st.baseURL+"/api/tracking/server-events", bytes.NewReader(body))
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, e.st.revtrack.BaseURL+"/api/tracking/server-events", bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+e.st.private)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := client.Do(req)

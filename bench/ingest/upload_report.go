@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/revtrack/revtrack/bench/internal/benchkit"
 )
 
 // reportUpload prints the ad-upload section as Markdown, in the form docs/BENCHMARKS.md takes.
@@ -13,7 +15,7 @@ func reportUpload(w io.Writer, o options, r uploadResults) {
 	u, m := o.up, r.mach
 	fmt.Fprintf(w, "\n## Ad-upload queue benchmark, %s\n\n", r.started.UTC().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(w, "Machine: %d CPUs, %s, %.1f GiB RAM, Linux %s, %s; load average at start %s, at end %s.\n",
-		m.CPUs, m.Model, m.MemGiB, m.Kernel, m.Go, m.LoadAvg, loadAvg())
+		m.CPUs, m.Model, m.MemGiB, m.Kernel, m.Go, m.LoadAvg, benchkit.LoadAvg())
 	fmt.Fprintf(w, "In this process: `revtrack ingest` (the edge), the processors (every consumer, `upload-match` among them), "+
 		"the uploader (one instance per pass; default settings except the dispatch interval, --ads-batch-size %d, "+
 		"--ads-live-batch-size %d) and the fake Google on a loopback port. paid is mapped with Validation only, "+
@@ -53,15 +55,15 @@ func reportUpload(w io.Writer, o options, r uploadResults) {
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
 	for _, lr := range r.latency {
 		fmt.Fprintf(w, "| %s | %d of %d | %s / %s | %s / %s | %s | %s | %s |\n", lr.Interval, lr.Validated, lr.Events,
-			dur(percentile(lr.Filed, 50)), dur(percentile(lr.Filed, 99)), dur(percentile(lr.AtFake, 50)), dur(percentile(lr.AtFake, 99)),
-			dur(percentile(lr.Done, 50)), dur(percentile(lr.Done, 99)), dur(percentile(lr.Done, 100)))
+			pct(lr.Filed, 50), pct(lr.Filed, 99), pct(lr.AtFake, 50), pct(lr.AtFake, 99),
+			pct(lr.Done, 50), pct(lr.Done, 99), pct(lr.Done, 100))
 	}
 
 	fmt.Fprintln(w, "\nDetails:")
 	for _, lr := range r.latency {
 		fmt.Fprintf(w, "- latency, dispatch every %s: edge answer p50 %s, p99 %s; %d events:ingest requests carried the events "+
 			"(up to %d per request); CPU %s; clicks seeded in %s; matcher late-click waits %.0f.\n", lr.Interval,
-			dur(percentile(lr.Post, 50)), dur(percentile(lr.Post, 99)), lr.Requests, lr.MaxPerReq, cpuShort(lr.CPU), dur(lr.Seeded), lr.MatchWaited)
+			pct(lr.Post, 50), pct(lr.Post, 99), lr.Requests, lr.MaxPerReq, cpuShort(lr.CPU), dur(lr.Seeded), lr.MatchWaited)
 	}
 	for _, t := range append(r.throughput[:len(r.throughput):len(r.throughput)], r.live) {
 		fmt.Fprintf(w, "- throughput, %s: %d events:ingest requests carried %s events; uploader request outcomes %s; "+
@@ -69,11 +71,14 @@ func reportUpload(w io.Writer, o options, r uploadResults) {
 			t.name(), t.Requests, num(float64(t.RequestEvents)), outcomes(t.Outcomes), t.MaxParts, num(float64(t.Events)), dur(t.Seeded), t.MatchWaited)
 	}
 	fmt.Fprintf(w, "- baseline request time: %s-event requests p50 %s, p99 %s; 1-event requests p50 %s, p99 %s.\n",
-		num(float64(b.PerRequest)), dur(percentile(b.Lat, 50)), dur(percentile(b.Lat, 99)), dur(percentile(s.Lat, 50)), dur(percentile(s.Lat, 99)))
+		num(float64(b.PerRequest)), pct(b.Lat, 50), pct(b.Lat, 99), pct(s.Lat, 50), pct(s.Lat, 99))
 	for _, p := range r.problems {
 		fmt.Fprintf(w, "- PROBLEM: %s\n", p)
 	}
 }
+
+// pct prints the p-th percentile of sorted durations as dur does.
+func pct(sorted []time.Duration, p float64) string { return dur(benchkit.Percentile(sorted, p)) }
 
 // dur prints a duration in the unit a reader compares: milliseconds below a second, else seconds.
 func dur(d time.Duration) string {

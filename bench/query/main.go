@@ -32,6 +32,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/revtrack/revtrack/bench/internal/benchkit"
 )
 
 type options struct {
@@ -188,7 +190,7 @@ func queryPhase(ctx context.Context, st *stack, ds *dataset, m marker, o options
 			progress("stopping revtrack %s: %v", o.queryCommand, err)
 		}
 	}()
-	a := newAPI(st.baseURL, key.Key)
+	a := newAPI(st.revtrack.BaseURL, key.Key)
 	plan := queryPlan{limit: o.limit, byID: ds.sample, byDomain: ds.byDom}
 	if !o.defaultRange {
 		end, _ := time.Parse(time.DateOnly, ds.facts.End)
@@ -220,7 +222,7 @@ func queryPhase(ctx context.Context, st *stack, ds *dataset, m marker, o options
 	ts := a.targets(plan)
 	progress("measuring %d targets: %d warm-up rounds, then %d rounds", len(ts), o.warm, o.rounds)
 	rep.results = measure(ctx, ts, o.warm, o.rounds)
-	rep.queryLoadAvg = loadAvg()
+	rep.queryLoadAvg = benchkit.LoadAvg()
 	return ctx.Err()
 }
 

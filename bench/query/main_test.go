@@ -19,21 +19,6 @@ import (
 	"github.com/revtrack/revtrack/schemas"
 )
 
-func TestPercentile(t *testing.T) {
-	var d []time.Duration
-	for i := 1; i <= 100; i++ {
-		d = append(d, time.Duration(i)*time.Millisecond)
-	}
-	for p, want := range map[float64]time.Duration{50: 50 * time.Millisecond, 99: 99 * time.Millisecond, 100: 100 * time.Millisecond} {
-		if got := percentile(d, p); got != want {
-			t.Errorf("p%v = %v, want %v", p, got, want)
-		}
-	}
-	if percentile(nil, 99) != 0 {
-		t.Error("empty input")
-	}
-}
-
 func lat(ms ...int) []time.Duration {
 	var d []time.Duration
 	for _, m := range ms {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/revtrack/revtrack/bench/internal/benchkit"
 )
 
 // report is everything the run prints.
@@ -55,7 +57,7 @@ func (r *report) print(w io.Writer) bool {
 	m := r.mach
 	fmt.Fprintf(w, "\n## Query benchmark, %s\n\n", r.started.UTC().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(w, "Machine: %d CPUs, %s, %.1f GiB RAM, Linux %s, %s; ClickHouse %s (one node), Kafka %s, Redis %s (bench stack); "+
-		"load average at start %s, at end %s.\n", m.CPUs, m.Model, m.MemGiB, m.Kernel, m.Go, m.ClickHouse, m.Kafka, m.Redis, m.LoadAvg, loadAvg())
+		"load average at start %s, at end %s.\n", m.CPUs, m.Model, m.MemGiB, m.Kernel, m.Go, m.ClickHouse, m.Kafka, m.Redis, m.LoadAvg, benchkit.LoadAvg())
 	fmt.Fprintf(w, "Data set: %s.\n", r.ds.facts.describe(r.ds.scale, r.ds.took))
 	r.printLoad(w)
 	if r.opts.loadOnly || len(r.results) == 0 {

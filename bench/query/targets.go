@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/revtrack/revtrack/bench/internal/benchkit"
 )
 
 // A target is one thing the benchmark times: a probe (one request), an optional goal, and the name
@@ -330,21 +332,13 @@ type result struct {
 
 func (r result) available() bool { return r.unavailable == "" && r.failed == "" }
 
-func (r result) p(q float64) time.Duration { return percentile(r.lat, q) }
+func (r result) p(q float64) time.Duration { return benchkit.Percentile(r.lat, q) }
 
 func (r result) meanBytes() int64 {
 	if len(r.lat) == 0 {
 		return 0
 	}
 	return r.bytes / int64(len(r.lat)+r.errors)
-}
-
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(float64(len(sorted))*p/100+0.999999) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
 // measure runs warm rounds, then rounds, of every target. A round calls each target once, in list
