@@ -78,10 +78,7 @@ func every(ctx context.Context, interval time.Duration, f func(context.Context))
 
 // round dispatches the due rows of every workspace this instance can lease. A pass over a
 // workspace sends at most BatchSize due rows per mapping; a workspace that sent a full batch may
-// have more and gets another pass once every other workspace of the round had its turn, so that a
-// backlog goes out as fast as the platform takes it without holding the others back. The passes
-// stop at the quota hold, or once the round has lasted DispatchInterval: the next round starts at
-// once (its tick is due) and picks up workspaces that became due meanwhile.
+// have more and gets another pass after the others (turns). The quota hold ends the round.
 func (d *dispatcher) round(ctx context.Context) error {
 	now := d.now()
 	if now.Before(d.pausedUntil) {
@@ -91,6 +88,16 @@ func (d *dispatcher) round(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	return turns(ctx, wss, d.cfg.DispatchInterval, d.workspace)
+}
+
+// turns gives every workspace of a round a pass. A pass that reports more (it took a full batch,
+// so more may be due) earns the workspace another one once every other workspace of the round had
+// its turn, so that a backlog goes out as fast as the platform takes it without holding the
+// others back. The passes stop once the round has lasted interval: the next round starts at once
+// (its tick is due) and picks up the workspaces that became due meanwhile. errStopRound ends the
+// round; errStopWorkspace ends only that workspace's turns.
+func turns(ctx context.Context, wss []string, interval time.Duration, pass func(context.Context, string) (more bool, err error)) error {
 	started := time.Now()
 	var errs []error
 	for len(wss) > 0 {
@@ -99,7 +106,7 @@ func (d *dispatcher) round(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			more, err := d.workspace(ctx, ws)
+			more, err := pass(ctx, ws)
 			switch {
 			case errors.Is(err, errStopRound):
 				return errors.Join(errs...)
@@ -109,7 +116,7 @@ func (d *dispatcher) round(ctx context.Context) error {
 				again = append(again, ws)
 			}
 		}
-		if time.Since(started) >= d.cfg.DispatchInterval {
+		if time.Since(started) >= interval {
 			break
 		}
 		wss = again

@@ -18,7 +18,7 @@ const (
 	// maxPollInterval caps the exponential poll schedule: a request still processing after a day
 	// is looked at daily until the attempts run out.
 	maxPollInterval = 24 * time.Hour
-	// pollBatch bounds the rows one workspace's poll round reads.
+	// pollBatch bounds the rows one pass over a workspace reads.
 	pollBatch = 2000
 )
 
@@ -59,39 +59,36 @@ func (p *poller) Run(ctx context.Context) error {
 	})
 }
 
+// round polls the due diagnostics of every workspace this instance can lease. A workspace whose
+// pass read a full pollBatch may have more due and gets another pass after the others (turns).
+// Every poll takes its rows out of "due": a terminal status or a stop clears their schedule, and
+// PROCESSING, a failed poll or a missing connection schedules the next poll at least twice
+// DiagnosticsDelay ahead. So the passes only go on while a backlog lasts, and the round's length
+// bounds them in any case.
 func (p *poller) round(ctx context.Context) error {
 	wss, err := p.due.workspaces(ctx, p.now())
 	if err != nil {
 		return err
 	}
-	var errs []error
-	for _, ws := range wss {
-		if ctx.Err() != nil {
-			return nil
-		}
-		if err := p.workspace(ctx, ws); err != nil {
-			errs = append(errs, fmt.Errorf("workspace %s: %w", ws, err))
-		}
-	}
-	return errors.Join(errs...)
+	return turns(ctx, wss, p.cfg.DispatchInterval, p.workspace)
 }
 
-// workspace polls up to pollBatch due rows of ws under its lease. When that was all, the
-// workspace's due hint is settled; otherwise it stays due for the next round.
-func (p *poller) workspace(ctx context.Context, ws string) error {
+// workspace makes one pass over ws under its lease. more reports that the pass read a full
+// pollBatch, so that more rows may be due; otherwise the workspace's due hint is settled.
+func (p *poller) workspace(ctx context.Context, ws string) (more bool, err error) {
 	ls, err := p.leases.tryAcquire(ctx, "ads-poll:"+ws)
 	if err != nil || ls == nil {
-		return err
+		return false, err
 	}
 	defer func() { _ = ls.release(context.WithoutCancel(ctx)) }()
 	n, err := p.pass(ctx, ls, ws)
 	if err != nil || n == pollBatch {
-		return err
+		return err == nil, err
 	}
 	if err := p.due.settle(ctx, ws); err != nil && ctx.Err() == nil {
 		p.log.Warn("due hint not settled", "workspace", ws, "err", err)
 	}
-	return nil
+	return false, nil
 }
 
 // pass polls the due rows of ws, request by request, and returns how many rows it read.
