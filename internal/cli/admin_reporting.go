@@ -10,14 +10,15 @@ import (
 	"github.com/revtrack/revtrack/internal/reportingbackfill"
 )
 
-// reportingCommands look after the copies that materialized views fill from the platform tables
-// (docs/REPORTING_PERFORMANCE.md, "Existing databases").
+// reportingCommands look after the copies that materialized views fill from the platform tables,
+// and acquisition_clicks, which one fills from browser_events (docs/REPORTING_PERFORMANCE.md,
+// "Existing databases").
 func (a *app) reportingCommands() *cobra.Command {
 	cmd := &cobra.Command{Use: "reporting", Short: "The copies of the platform tables that reporting and the derivation read"}
 	var slug string
 	var dryRun bool
 	backfill := &cobra.Command{Use: "backfill",
-		Short: "Copy into the copies the rows their tables held before the copies existed (resumable; safe while landing runs)",
+		Short: "Copy into the copies the rows their tables held before the copies existed, and summarise the browser events landed before acquisition_clicks (resumable; safe while landing runs)",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
@@ -50,7 +51,7 @@ func (a *app) reportingCommands() *cobra.Command {
 			}
 			return nil
 		}}
-	backfill.Flags().StringVar(&slug, "workspace", "", "only this workspace (slug); such a run records no copy complete")
+	backfill.Flags().StringVar(&slug, "workspace", "", "only this workspace (slug); such a run records no copy or summary complete")
 	backfill.Flags().BoolVar(&dryRun, "dry-run", false, "report what lacks, write nothing (and skip the automatic migration)")
 	cmd.AddCommand(backfill)
 	return cmd

@@ -11,9 +11,9 @@ import (
 	"github.com/revtrack/revtrack/internal/testenv"
 )
 
-// TestReportingBackfillCommand: on a database whose copies were created after its history, a dry
-// run reports and writes nothing, a run fills the copies, a second run copies nothing, and an
-// unknown workspace is refused.
+// TestReportingBackfillCommand: on a database whose copies and acquisition_clicks were created
+// after its history, a dry run reports and writes nothing, a run fills them, a second run copies
+// and summarises nothing, and an unknown workspace is refused.
 func TestReportingBackfillCommand(t *testing.T) {
 	chc := testenv.ClickHouseConfig(t)
 	rc := testenv.RedisConfig(t)
@@ -38,7 +38,12 @@ func TestReportingBackfillCommand(t *testing.T) {
 		`INSERT INTO platform_lifecycle_events (workspace_id, app_id, event_key, type, customer_id, occurred_at, synced_at)
 SELECT 'ws', 'app', toString(number), 'RELATIONSHIP_INSTALLED', toString(number % 7), toDateTime('2025-01-01 00:00:00', 'UTC') + number * 86400,
 toDateTime('2026-01-01 00:00:00', 'UTC') FROM numbers(100)`,
-		"TRUNCATE TABLE reporting_events", "TRUNCATE TABLE platform_events_by_customer", "TRUNCATE TABLE copy_backfills",
+		// 30 browsers in January 2025, a third of them with a click.
+		`INSERT INTO browser_events (event_id, source_id, workspace_id, app_id, acquisition_id, name, occurred_at, first_gclid)
+SELECT toString(number), 'src', 'ws', 'app', toString(number % 30), 'page_view', toDateTime('2025-01-01 00:00:00', 'UTC') + number * 3600,
+if(number % 3 = 0, concat('gclid-', toString(number)), '') FROM numbers(300)`,
+		"TRUNCATE TABLE reporting_events", "TRUNCATE TABLE platform_events_by_customer", "TRUNCATE TABLE acquisition_clicks",
+		"TRUNCATE TABLE copy_backfills",
 	} {
 		if err := conn.Exec(ctx, q); err != nil {
 			t.Fatalf("%v\n%s", err, q)
@@ -53,10 +58,11 @@ toDateTime('2026-01-01 00:00:00', 'UTC') FROM numbers(100)`,
 	}
 
 	out, logs, code := run("admin", "reporting", "backfill", "--dry-run")
-	if code != 0 || !strings.Contains(out, "reporting_events ws app 2025-01: lacks 31 of 31 rows") {
+	if code != 0 || !strings.Contains(out, "reporting_events ws app 2025-01: lacks 31 of 31 rows") ||
+		!strings.Contains(out, "acquisition_clicks 2025-01: lacks 10 of 10 rows (300 rows of browser_events to summarise)") {
 		t.Fatalf("dry run: exit %d\n%s\n%s", code, out, logs)
 	}
-	if n := count("reporting_events") + count("platform_events_by_customer") + count("copy_backfills"); n != 0 {
+	if n := count("reporting_events") + count("platform_events_by_customer") + count("acquisition_clicks") + count("copy_backfills"); n != 0 {
 		t.Fatalf("the dry run wrote %d rows", n)
 	}
 	if _, logs, code := run("admin", "reporting", "backfill", "--workspace", "nope", "--auto-migrate=false"); code == 0 {
@@ -64,14 +70,20 @@ toDateTime('2026-01-01 00:00:00', 'UTC') FROM numbers(100)`,
 	}
 	// Without the migrations' own settling, which would fill the empty copies itself.
 	out, logs, code = run("admin", "reporting", "backfill", "--auto-migrate=false")
-	if code != 0 || !strings.Contains(out, "platform_events_by_customer: 4 parts, 0 complete, 4 copied (100 rows), 0 still incomplete") {
+	if code != 0 || !strings.Contains(out, "platform_events_by_customer: 4 parts, 0 complete, 4 copied (100 rows), 0 still incomplete") ||
+		!strings.Contains(out, "acquisition_clicks: 1 months, 0 done before, 1 summarised (300 rows of browser_events)") {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, logs)
 	}
-	if a, b, c := count("reporting_events"), count("platform_events_by_customer"), count("copy_backfills FINAL"); a != 100 || b != 100 || c != 12 {
-		t.Fatalf("copies hold %d and %d rows, want 100; %d copies recorded complete", a, b, c)
+	// Twelve copies, and acquisition_clicks with its one month.
+	if a, b, c := count("reporting_events"), count("platform_events_by_customer"), count("copy_backfills FINAL"); a != 100 || b != 100 || c != 14 {
+		t.Fatalf("copies hold %d and %d rows, want 100; %d records", a, b, c)
+	}
+	if n := count("(SELECT acquisition_id FROM acquisition_clicks GROUP BY acquisition_id HAVING argMinMerge(click_gclid) != '')"); n != 10 {
+		t.Fatalf("acquisition_clicks holds a click of %d browsers, want 10", n)
 	}
 	out, logs, code = run("admin", "reporting", "backfill", "--auto-migrate=false")
-	if code != 0 || !strings.Contains(out, "reporting_events: 4 parts, 4 complete, 0 copied (0 rows)") {
+	if code != 0 || !strings.Contains(out, "reporting_events: 4 parts, 4 complete, 0 copied (0 rows)") ||
+		!strings.Contains(out, "acquisition_clicks: recorded complete in copy_backfills, nothing to summarise") {
 		t.Fatalf("second run: exit %d\n%s\n%s", code, out, logs)
 	}
 }

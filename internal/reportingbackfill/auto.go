@@ -18,6 +18,15 @@ import (
 //   - both hold rows: it may lack rows landed before its view existed, and only a backfill that
 //     reads every part can tell, which is left to `revtrack admin reporting backfill`; Auto warns.
 //
+// and for every summary not yet recorded complete:
+//
+//   - its source holds no row the view keeps (a browser event with a click ID, for
+//     acquisition_clicks): it is recorded complete;
+//   - otherwise its months not recorded summarised are summarised. Unlike a copy's, a summary's
+//     run reads and writes only those months, each once; and a summary that already holds rows
+//     says nothing of its history, since tracking lands without pause: a process of the previous
+//     release lands browser events through the new view while this one migrates.
+//
 // Readers cope with a copy that lacks rows (the derivation reads the source until its copies are
 // recorded complete), so the caller logs a failure here rather than refusing to start.
 func Auto(ctx context.Context, conn Conn, log *slog.Logger) error {
@@ -52,14 +61,33 @@ func Auto(ctx context.Context, conn Conn, log *slog.Logger) error {
 				"copy", c.Table, "source", c.Source)
 		}
 	}
+	var summarise []string
+	for _, t := range summaryTables {
+		if recorded[t] {
+			continue
+		}
+		s, err := schemas.SummaryOf(t)
+		if err != nil {
+			return err
+		}
+		kept, err := exists(ctx, conn, "SELECT 1 FROM "+s.Source+" WHERE "+s.Keep)
+		if err != nil {
+			return err
+		}
+		if kept {
+			summarise = append(summarise, t)
+		} else {
+			empty = append(empty, t)
+		}
+	}
 	if err := record(ctx, conn, empty...); err != nil {
 		return err
 	}
-	if len(fill) == 0 {
+	if len(fill) == 0 && len(summarise) == 0 {
 		return nil
 	}
-	log.Info("backfilling empty copies of tables that hold rows", "copies", fill)
-	_, err = Run(ctx, conn, Options{Tables: fill, Out: logWriter{log}})
+	log.Info("backfilling empty copies of tables that hold rows, and summaries", "copies", fill, "summaries", summarise)
+	_, err = Run(ctx, conn, Options{Tables: append(fill, summarise...), Out: logWriter{log}})
 	return err
 }
 

@@ -1,11 +1,17 @@
-// Package reportingbackfill copies into the tables that materialized views fill (schemas.Copies:
-// the reporting copies and the derivation's copies) the rows their sources held before the views
-// existed. It runs each view's own SELECT, one part of the source at a time (a workspace's app and
+// Package reportingbackfill fills the tables that materialized views fill with what their sources
+// held before the views existed: the copies (schemas.Copies: the reporting copies and the
+// derivation's copies) and the summaries (schemas.SummaryOf: acquisition_clicks).
+//
+// For a copy it runs the view's own SELECT, one part of the source at a time (a workspace's app and
 // month, split further by row-ID hash when large), only for the parts where the copy lacks rows or
 // holds older versions, and inserts only those rows. Hence it can be
 // interrupted and run again, run while landing goes on (the views copy new rows themselves; the
 // copies are replacing tables, so a row copied twice is one row), and costs reads only once a copy
 // is complete. A copy found complete in every part is recorded in schemas.CopyBackfillsTable.
+//
+// For a summary it runs the view's own SELECT over each month of the source not yet recorded
+// summarised, and records the month, then the summary once every month is (summary.go). The view's
+// states merge a row summarised twice into what one gives, so an interrupted month is redone.
 package reportingbackfill
 
 import (
@@ -39,7 +45,7 @@ type Options struct {
 	WorkspaceID string
 	// DryRun reads and reports, and writes nothing.
 	DryRun bool
-	// Tables restricts the run to these copies (by table name); empty means every copy.
+	// Tables restricts the run to these copies and summaries (by table name); empty means all.
 	Tables []string
 	// ChunkRows is the most source rows one statement reads; 0 means DefaultChunkRows.
 	ChunkRows uint64
@@ -47,9 +53,10 @@ type Options struct {
 	Out io.Writer
 }
 
-// Result is what a run found and did, per copy.
+// Result is what a run found and did, per copy and per summary.
 type Result struct {
-	Copies []CopyResult
+	Copies    []CopyResult
+	Summaries []SummaryResult
 }
 
 // CopyResult is one copy's part of a Result.
@@ -65,9 +72,13 @@ type CopyResult struct {
 	Recorded bool
 }
 
-// Run backfills the copies as opts says.
+// Run backfills the copies, then the summaries, as opts says.
 func Run(ctx context.Context, conn Conn, opts Options) (Result, error) {
 	copies, err := schemas.Copies()
+	if err != nil {
+		return Result{}, err
+	}
+	summaries, err := wantedSummaries(opts)
 	if err != nil {
 		return Result{}, err
 	}
@@ -87,6 +98,13 @@ func Run(ctx context.Context, conn Conn, opts Options) (Result, error) {
 		res.Copies = append(res.Copies, cr)
 		if err != nil {
 			return res, fmt.Errorf("backfill %s: %w", c.Table, err)
+		}
+	}
+	for _, s := range summaries {
+		sr, err := backfillSummary(ctx, conn, s, opts, out)
+		res.Summaries = append(res.Summaries, sr)
+		if err != nil {
+			return res, fmt.Errorf("backfill %s: %w", s.Table, err)
 		}
 	}
 	return res, nil
@@ -109,7 +127,7 @@ func (p part) String() string {
 func backfillCopy(ctx context.Context, conn Conn, c schemas.Copy, opts Options, out io.Writer) (CopyResult, error) {
 	res := CopyResult{Table: c.Table}
 	start := time.Now()
-	cols, err := viewColumns(ctx, conn, c)
+	cols, err := columns(ctx, conn, c.Select)
 	if err != nil {
 		return res, err
 	}
@@ -172,10 +190,10 @@ func backfillCopy(ctx context.Context, conn Conn, c schemas.Copy, opts Options, 
 	return res, nil
 }
 
-// viewColumns names the view's output columns, which the inserts list explicitly: the view
-// inserts by name, and so does the backfill.
-func viewColumns(ctx context.Context, conn Conn, c schemas.Copy) ([]string, error) {
-	rows, err := conn.Query(ctx, "SELECT * FROM ("+c.Select+") LIMIT 0")
+// columns names the output columns of a view's SELECT, which the inserts list explicitly: the
+// view inserts by name, and so does the backfill.
+func columns(ctx context.Context, conn Conn, viewSelect string) ([]string, error) {
+	rows, err := conn.Query(ctx, "SELECT * FROM ("+viewSelect+") LIMIT 0")
 	if err != nil {
 		return nil, fmt.Errorf("read the view's columns: %w", err)
 	}

@@ -222,8 +222,8 @@ func TestBackfill(t *testing.T) {
 		}
 		rows[c.Table] = s.rows
 	}
-	if r := recorded(t, conn); len(r) != len(copies) {
-		t.Errorf("recorded complete: %v, want all %d copies", r, len(copies))
+	if r := recorded(t, conn); len(r) != len(copies)+1 || !r["acquisition_clicks"] { // no browser events: nothing to summarise
+		t.Errorf("recorded complete: %v, want all %d copies and acquisition_clicks", r, len(copies))
 	}
 
 	res, err = reportingbackfill.Run(ctx, conn, reportingbackfill.Options{})
@@ -316,8 +316,8 @@ func TestAuto(t *testing.T) {
 	conn := pipeline.Migrated(t).Conn
 	ctx := testenv.Ctx(t)
 	copies := copiesOf(t)
-	if r := recorded(t, conn); len(r) != len(copies) {
-		t.Fatalf("a fresh database has %v recorded, want every copy", r)
+	if r := recorded(t, conn); len(r) != len(copies)+1 || !r["acquisition_clicks"] {
+		t.Fatalf("a fresh database has %v recorded, want every copy and acquisition_clicks", r)
 	}
 	history(t, conn, 0, 2000)
 	forget(t, conn, copies)

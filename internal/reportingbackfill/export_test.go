@@ -34,3 +34,22 @@ func bind(q string, args ...any) string {
 	}
 	return q
 }
+
+// SummaryStatements are the queries a run sends for one summary whose view gives cols, with
+// example arguments bound: looking for the view, describing its SELECT, listing the months of one workspace, comparing
+// a month in a dry run, and summarising a month (of a workspace) in one statement and in several.
+func SummaryStatements(s schemas.Summary, cols []string) []string {
+	const month = uint32(202501)
+	return []string{
+		bind(viewExistsQuery, s.View),
+		describeQuery(s.Select),
+		bind(summaryMonthsQuery(s, true), "ws"),
+		bind(summaryLackingQuery(s, false), month, month),
+		bind(summaryLackingQuery(s, true), month, "ws", month, "ws"),
+		bind(insertSummary(s, cols, false, false), month),
+		bind(insertSummary(s, cols, true, true), month, "ws", uint64(3), uint64(1)),
+	}
+}
+
+// DescribedColumns names the output columns of a view's SELECT, as a run reads them.
+var DescribedColumns = describedColumns

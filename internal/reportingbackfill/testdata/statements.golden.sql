@@ -45,3 +45,81 @@ INSERT INTO reporting_payments (workspace_id, app_id, created_at, public_id, cur
 FROM platform_transactions
 WHERE (type = 'subscription' AND gross_cents > 0) AND workspace_id = 'ws' AND app_id = 'app' AND toYYYYMM(created_at) = 202501 AND cityHash64(transaction_id) % 3 = 1)
 WHERE (workspace_id, app_id, created_at, public_id, currency) NOT IN (SELECT DISTINCT workspace_id, app_id, created_at, public_id, currency FROM reporting_payments WHERE workspace_id = 'ws' AND app_id = 'app' AND toYYYYMM(created_at) = 202501);
+
+-- acquisition_clicks
+SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = 'acquisition_clicks_mv';
+
+DESCRIBE TABLE (SELECT
+    source_id,
+    acquisition_id,
+    toStartOfMonth(occurred_at) AS event_month,
+    workspace_id,
+    app_id,
+    argMinState(first_gclid, (first_gclid = '', occurred_at, occurred_ms, event_id)) AS click_gclid,
+    argMinState(first_gbraid, (first_gbraid = '', occurred_at, occurred_ms, event_id)) AS click_gbraid,
+    argMinState(first_wbraid, (first_wbraid = '', occurred_at, occurred_ms, event_id)) AS click_wbraid
+FROM browser_events
+GROUP BY source_id, acquisition_id, event_month, workspace_id, app_id
+HAVING max(first_gclid != '' OR first_gbraid != '' OR first_wbraid != '') = 1);
+
+SELECT toYYYYMM(occurred_at) AS month, count() FROM browser_events WHERE workspace_id = 'ws' GROUP BY month ORDER BY month;
+
+SELECT count(), countIf((workspace_id, app_id, source_id, acquisition_id) NOT IN (SELECT workspace_id, app_id, source_id, acquisition_id FROM acquisition_clicks WHERE toYYYYMM(event_month) = 202501))
+FROM (SELECT
+    source_id,
+    acquisition_id,
+    toStartOfMonth(occurred_at) AS event_month,
+    workspace_id,
+    app_id,
+    argMinState(first_gclid, (first_gclid = '', occurred_at, occurred_ms, event_id)) AS click_gclid,
+    argMinState(first_gbraid, (first_gbraid = '', occurred_at, occurred_ms, event_id)) AS click_gbraid,
+    argMinState(first_wbraid, (first_wbraid = '', occurred_at, occurred_ms, event_id)) AS click_wbraid
+FROM browser_events
+WHERE toYYYYMM(occurred_at) = 202501
+GROUP BY source_id, acquisition_id, event_month, workspace_id, app_id
+HAVING max(first_gclid != '' OR first_gbraid != '' OR first_wbraid != '') = 1);
+
+SELECT count(), countIf((workspace_id, app_id, source_id, acquisition_id) NOT IN (SELECT workspace_id, app_id, source_id, acquisition_id FROM acquisition_clicks WHERE toYYYYMM(event_month) = 202501 AND workspace_id = 'ws'))
+FROM (SELECT
+    source_id,
+    acquisition_id,
+    toStartOfMonth(occurred_at) AS event_month,
+    workspace_id,
+    app_id,
+    argMinState(first_gclid, (first_gclid = '', occurred_at, occurred_ms, event_id)) AS click_gclid,
+    argMinState(first_gbraid, (first_gbraid = '', occurred_at, occurred_ms, event_id)) AS click_gbraid,
+    argMinState(first_wbraid, (first_wbraid = '', occurred_at, occurred_ms, event_id)) AS click_wbraid
+FROM browser_events
+WHERE toYYYYMM(occurred_at) = 202501 AND workspace_id = 'ws'
+GROUP BY source_id, acquisition_id, event_month, workspace_id, app_id
+HAVING max(first_gclid != '' OR first_gbraid != '' OR first_wbraid != '') = 1);
+
+INSERT INTO acquisition_clicks (source_id, acquisition_id, event_month, workspace_id, app_id, click_gclid, click_gbraid, click_wbraid)
+SELECT
+    source_id,
+    acquisition_id,
+    toStartOfMonth(occurred_at) AS event_month,
+    workspace_id,
+    app_id,
+    argMinState(first_gclid, (first_gclid = '', occurred_at, occurred_ms, event_id)) AS click_gclid,
+    argMinState(first_gbraid, (first_gbraid = '', occurred_at, occurred_ms, event_id)) AS click_gbraid,
+    argMinState(first_wbraid, (first_wbraid = '', occurred_at, occurred_ms, event_id)) AS click_wbraid
+FROM browser_events
+WHERE toYYYYMM(occurred_at) = 202501
+GROUP BY source_id, acquisition_id, event_month, workspace_id, app_id
+HAVING max(first_gclid != '' OR first_gbraid != '' OR first_wbraid != '') = 1;
+
+INSERT INTO acquisition_clicks (source_id, acquisition_id, event_month, workspace_id, app_id, click_gclid, click_gbraid, click_wbraid)
+SELECT
+    source_id,
+    acquisition_id,
+    toStartOfMonth(occurred_at) AS event_month,
+    workspace_id,
+    app_id,
+    argMinState(first_gclid, (first_gclid = '', occurred_at, occurred_ms, event_id)) AS click_gclid,
+    argMinState(first_gbraid, (first_gbraid = '', occurred_at, occurred_ms, event_id)) AS click_gbraid,
+    argMinState(first_wbraid, (first_wbraid = '', occurred_at, occurred_ms, event_id)) AS click_wbraid
+FROM browser_events
+WHERE toYYYYMM(occurred_at) = 202501 AND workspace_id = 'ws' AND cityHash64(workspace_id, app_id, source_id, acquisition_id) % 3 = 1
+GROUP BY source_id, acquisition_id, event_month, workspace_id, app_id
+HAVING max(first_gclid != '' OR first_gbraid != '' OR first_wbraid != '') = 1;
