@@ -109,6 +109,9 @@ func TestAdsUploadEndToEnd(t *testing.T) {
 		}
 		t.Fatalf("verification never reached %s: %v", want, last)
 	}
+	// The spec's order: the page view is seen before the verified event is sent. The matcher waits
+	// only briefly for browser events still on their way, and a loaded CI host can take longer.
+	next("verified_event")
 	paid("s-ads-1")
 	next("validation_only_off")
 	if status, body := call("PATCH", "/api/admin/ads/mappings/"+mapping, map[string]any{"validationOnly": false}); status != 200 {
