@@ -18,10 +18,15 @@ import (
 // the request changed its table's version, and a response computed after the version was read can
 // only include more recent rows, never fewer.
 //
-// A table's version is its active parts: their number, rows, greatest block number (every insert
-// makes a part with a greater one), greatest data version (mutations) and a hash of their names
-// (any other change, such as a dropped partition). A merge changes the names too, so a merge also
-// discards what was kept: harmless, the response is computed again.
+// A table's version is what only a change of its data changes, partition by partition: the first
+// and last block number its active parts cover and the greatest mutation applied to them. Every
+// insert takes a block number greater than any before (the table's one increment), a mutation takes
+// a number from the same increment, and a dropped partition is missing from the set. A merge changes
+// none of them: it joins neighbouring block ranges of one partition and keeps the data the readers
+// see (they all de-duplicate), so kept responses survive the background merges of a busy server.
+// A part's data version is its first block number until a mutation rewrites it, and then the
+// mutation's number, greater than the part's last block; a merged part that joins a mutated part
+// with a newer one hides the mutation again, which only discards what was kept.
 
 // Tables each kind of response reads; a change in any of them discards it.
 var (
@@ -94,10 +99,16 @@ func (c *resultCache) put(key, version string, value any) {
 	}
 }
 
-// selectDataVersion is the version of each of a set of tables of the current database.
-const selectDataVersion = `SELECT table, count(), sum(rows), max(max_block_number), max(data_version), sum(cityHash64(name))
-FROM system.parts
-WHERE database = currentDatabase() AND active AND table IN ?
+// selectDataVersion is the version of each of a set of tables of the current database: how many
+// partitions it has and a hash of each one's block range and greatest data version.
+const selectDataVersion = `SELECT table, count(), sum(cityHash64(partition_id, first_block, last_block, last_version))
+FROM (
+    SELECT table, partition_id, min(min_block_number) AS first_block, max(max_block_number) AS last_block,
+        max(if(data_version > max_block_number, data_version, 0)) AS last_version
+    FROM system.parts
+    WHERE database = currentDatabase() AND active AND table IN ?
+    GROUP BY table, partition_id
+)
 GROUP BY table`
 
 // dataVersion reads the version of the given tables as one string. A table without parts (empty)
@@ -115,14 +126,13 @@ func (s *Store) dataVersion(ctx context.Context, tables []string) (string, error
 	var parts []string
 	for rows.Next() {
 		var (
-			table                           string
-			n, total, dataVersion, nameHash uint64
-			block                           int64
+			table            string
+			partitions, hash uint64
 		)
-		if err := rows.Scan(&table, &n, &total, &block, &dataVersion, &nameHash); err != nil {
+		if err := rows.Scan(&table, &partitions, &hash); err != nil {
 			return "", fmt.Errorf("read data version: %w", err)
 		}
-		parts = append(parts, fmt.Sprintf("%s:%d:%d:%d:%d:%x", table, n, total, block, dataVersion, nameHash))
+		parts = append(parts, fmt.Sprintf("%s:%d:%x", table, partitions, hash))
 	}
 	if err := rows.Err(); err != nil {
 		return "", fmt.Errorf("read data version: %w", err)

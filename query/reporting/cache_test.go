@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
@@ -129,4 +130,102 @@ func first(qs []string) string {
 		return ""
 	}
 	return strings.SplitN(qs[0], "\n", 2)[0]
+}
+
+// Background merges change no data, so they keep what was kept; a dropped partition and a
+// mutation change it, so they discard it.
+func TestKeptResponsesSurviveMergesNotDataChanges(t *testing.T) {
+	e := setup(t)
+	reportingtest.Example37(e.fx, "app-1")
+	e.fx.Flush(t)
+	// A second insert into every table, so that a merge has parts to join.
+	e.fx.AddUsageCharge(reportingtest.UsageCharge{App: "app-1", ID: "ur-second", Shop: reportingtest.Shop("1001"), Charge: "sub-alpha",
+		Amount: 300, Currency: "USD", At: "2026-03-29T09:00:00Z"})
+	e.fx.Exclude("nobody.myshopify.com", "", true)
+	e.fx.Flush(t)
+	conn := &countingConn{Conn: e.conn}
+	s := New(conn, WithClock(reportingtest.Clock))
+	req := Request{Scope: scopeOf("app-1"), Range: defaultRange, CustomerScope: ScopeIncluded}
+	summary := func() (Summary, bool) {
+		t.Helper()
+		before := conn.reads.Load()
+		v, err := s.Summary(ctx(t), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v, conn.reads.Load() > before
+	}
+	partNames := func() string {
+		t.Helper()
+		rows, err := e.conn.Query(ctx(t), "SELECT name FROM system.parts WHERE database = currentDatabase() AND active ORDER BY table, name")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var names []string
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			names = append(names, n)
+		}
+		return strings.Join(names, ",")
+	}
+	exec := func(q string) {
+		t.Helper()
+		if err := e.conn.Exec(ctx(t), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+
+	first, _ := summary()
+	before := partNames()
+	for _, table := range summaryTables {
+		exec("OPTIMIZE TABLE " + table + " FINAL")
+	}
+	if partNames() == before {
+		t.Fatal("OPTIMIZE merged nothing: the test does not exercise a merge")
+	}
+	kept, computed := summary()
+	if computed {
+		t.Fatal("a merge discarded the kept summary")
+	}
+	jsonEq(t, "kept after the merge", kept, first)
+
+	// A mutation (the retention scrub's kind of change) discards it.
+	exec("ALTER TABLE reporting_observed_usage DELETE WHERE usage_record_id = 'ur-second'")
+	waitMutations(t, e)
+	afterDelete, computed := summary()
+	if !computed {
+		t.Fatal("a mutation kept the summary computed before it")
+	}
+	if g, w := afterDelete.ByCurrency["USD"].Usage.ObservedUsageCharges.GrossCents, first.ByCurrency["USD"].Usage.ObservedUsageCharges.GrossCents-300; g != w {
+		t.Fatalf("observed usage after the delete %d, want %d", g, w)
+	}
+	// So does a dropped partition.
+	exec("ALTER TABLE reporting_observed_usage DROP PARTITION 202603")
+	afterDrop, computed := summary()
+	if !computed {
+		t.Fatal("a dropped partition kept the summary computed before it")
+	}
+	if g := afterDrop.ByCurrency["USD"].Usage.ObservedUsageCharges.GrossCents; g >= afterDelete.ByCurrency["USD"].Usage.ObservedUsageCharges.GrossCents {
+		t.Fatalf("observed usage after the drop %d, not below %d", g, afterDelete.ByCurrency["USD"].Usage.ObservedUsageCharges.GrossCents)
+	}
+}
+
+// waitMutations waits until ClickHouse applied every mutation of the test's database.
+func waitMutations(t *testing.T, e env) {
+	t.Helper()
+	for i := 0; i < 200; i++ {
+		var pending uint64
+		if err := e.conn.QueryRow(ctx(t), "SELECT count() FROM system.mutations WHERE database = currentDatabase() AND is_done = 0").Scan(&pending); err != nil {
+			t.Fatal(err)
+		}
+		if pending == 0 {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("mutations still pending")
 }
