@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -41,89 +42,66 @@ func (s *stack) freshness(ctx context.Context, tag string, rate int, d, poll, wa
 	defer client.CloseIdleConnections()
 	occurred := time.Now().UTC().Format(time.RFC3339Nano)
 
-	var (
-		mu      sync.Mutex
-		acked   = map[string]time.Time{}
-		pending []string
-		wg      sync.WaitGroup
-	)
-	send := func(id string) {
-		defer wg.Done()
-		body, _ := json.Marshal(map[string]any{"teamSlug": benchSlug, "publicKey": s.src.PublicKey, "eventId": id,
-			"acquisitionId": "acq-" + id, "name": "install", "occurredAt": occurred})
+	n := max(1, int(d.Seconds()*float64(rate)))
+	res.Sent = n
+	ids := make([]string, n)
+	acked := make([]time.Time, n)
+	var failMu sync.Mutex
+	send := func(i int) bool {
+		ids[i] = fmt.Sprintf("%s-%d", tag, i)
+		body, _ := json.Marshal(map[string]any{"teamSlug": benchSlug, "publicKey": s.src.PublicKey, "eventId": ids[i],
+			"acquisitionId": "acq-" + ids[i], "name": "install", "occurredAt": occurred})
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.revtrack.BaseURL+"/api/tracking/server-events", bytes.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+s.private)
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := client.Do(req)
 		at := time.Now()
-		mu.Lock()
-		defer mu.Unlock()
+		fail := ""
 		if err != nil {
-			res.Failed["transport error"]++
-			return
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode/100 != 2 {
-			res.Failed["HTTP "+strconv.Itoa(resp.StatusCode)]++
-			return
-		}
-		acked[id] = at
-		pending = append(pending, id)
-	}
-
-	sendDone := make(chan struct{})
-	n := max(1, int(d.Seconds()*float64(rate)))
-	res.Sent = n
-	go func() {
-		defer close(sendDone)
-		tick := time.NewTicker(time.Second / time.Duration(rate))
-		defer tick.Stop()
-		for i := range n {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
+			fail = "transport error"
+		} else {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode/100 != 2 {
+				fail = "HTTP " + strconv.Itoa(resp.StatusCode)
 			}
-			wg.Add(1)
-			go send(fmt.Sprintf("%s-%d", tag, i))
 		}
-		wg.Wait()
-	}()
-
-	var deadline time.Time
-	sending := true
-	for {
-		select {
-		case <-ctx.Done():
-			return res, ctx.Err()
-		case <-sendDone:
-			sending, sendDone = false, nil
-			deadline = time.Now().Add(wait)
-		case <-time.After(poll):
+		if fail != "" {
+			failMu.Lock()
+			res.Failed[fail]++
+			failMu.Unlock()
+			return false
 		}
-		mu.Lock()
-		ids := slices.Clone(pending)
-		mu.Unlock()
-		seen, err := s.visible(ctx, ids)
+		acked[i] = at
+		return true
+	}
+	seen := func(ctx context.Context, pending []int) ([]int, error) {
+		byID := make(map[string]int, len(pending))
+		for _, i := range pending {
+			byID[ids[i]] = i
+		}
+		visible, err := s.visible(ctx, slices.Collect(maps.Keys(byID)))
 		if err != nil {
-			return res, err
+			return nil, err
 		}
 		at := time.Now()
-		mu.Lock()
-		for _, id := range seen {
-			res.Lat = append(res.Lat, at.Sub(acked[id]))
+		done := make([]int, 0, len(visible))
+		for _, id := range visible {
+			i := byID[id]
+			res.Lat = append(res.Lat, at.Sub(acked[i]))
+			done = append(done, i)
 		}
-		pending = slices.DeleteFunc(pending, func(id string) bool { return slices.Contains(seen, id) })
-		left := len(pending)
-		mu.Unlock()
-		if !sending && (left == 0 || time.Now().After(deadline)) {
-			break
+		return done, nil
+	}
+	if err := (benchkit.Paced{N: n, Rate: rate, Poll: poll, Wait: wait}).Run(ctx, send, seen); err != nil {
+		return res, err
+	}
+	for _, at := range acked {
+		if !at.IsZero() {
+			res.Acked++
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	res.Acked, res.Visible = len(acked), len(res.Lat)
+	res.Visible = len(res.Lat)
 	slices.Sort(res.Lat)
 	return res, nil
 }

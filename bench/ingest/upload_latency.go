@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"sync"
 	"time"
 
+	"github.com/revtrack/revtrack/bench/internal/benchkit"
 	"github.com/revtrack/revtrack/internal/controlplane"
 	"github.com/revtrack/revtrack/schemas"
 )
@@ -151,65 +151,28 @@ func (e *uploadEnv) sendAndTrack(ctx context.Context, tag string, n, rate int, m
 		hash := schemas.EventIDHash(e.st.src.ID, passEvent(tag, i))
 		evs[i] = &tracked{row: schemas.UploadRowID(m.MappingID, hash), tx: schemas.UploadTransactionID(m.MappingID, hash)}
 	}
-	var (
-		mu      sync.Mutex
-		wg      sync.WaitGroup
-		pending []*tracked
-	)
-	sendDone := make(chan struct{})
-	go func() {
-		defer close(sendDone)
-		tick := time.NewTicker(time.Second / time.Duration(rate))
-		defer tick.Stop()
-		for i := range n {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sent := time.Now()
-				at, fail := e.postServerEvent(ctx, client, tag, i, milestone)
-				mu.Lock()
-				defer mu.Unlock()
-				evs[i].sent, evs[i].acked, evs[i].fail = sent, at, fail
-				if fail == "" {
-					pending = append(pending, evs[i])
-				}
-			}()
-		}
-		wg.Wait()
-	}()
-
-	var deadline time.Time
-	sending := true
-	for {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-sendDone:
-			sending, sendDone = false, nil
-			deadline = time.Now().Add(wait)
-		case <-time.After(poll):
-		}
-		mu.Lock()
+	send := func(i int) bool {
+		sent := time.Now()
+		at, fail := e.postServerEvent(ctx, client, tag, i, milestone)
+		evs[i].sent, evs[i].acked, evs[i].fail = sent, at, fail
+		return fail == ""
+	}
+	seen := func(ctx context.Context, pending []int) ([]int, error) {
 		ids := make([]string, len(pending))
-		for i, ev := range pending {
-			ids[i] = ev.row
+		for k, i := range pending {
+			ids[k] = evs[i].row
 		}
-		mu.Unlock()
 		states, err := e.rowStates(ctx, ids)
 		if err != nil {
 			return nil, err
 		}
 		at := time.Now()
-		mu.Lock()
-		pending = slices.DeleteFunc(pending, func(ev *tracked) bool {
+		var done []int
+		for _, i := range pending {
+			ev := evs[i]
 			st, ok := states[ev.row]
 			if !ok {
-				return false
+				continue
 			}
 			if ev.filed.IsZero() {
 				ev.filed = at
@@ -217,15 +180,13 @@ func (e *uploadEnv) sendAndTrack(ctx context.Context, tag string, n, rate int, m
 			ev.state = st
 			if st == want {
 				ev.done = at
-				return true
+				done = append(done, i)
 			}
-			return false
-		})
-		left := len(pending)
-		mu.Unlock()
-		if !sending && (left == 0 || time.Now().After(deadline)) {
-			break
 		}
+		return done, nil
+	}
+	if err := (benchkit.Paced{N: n, Rate: rate, Poll: poll, Wait: wait}).Run(ctx, send, seen); err != nil {
+		return nil, err
 	}
 
 	sentAt, err := e.fakeIngests(start)
