@@ -12,13 +12,9 @@ import (
 // consumer tests run it on the local 18.16 server. An insert is checked as INSERT … SELECT of its
 // own columns, which fails if a column is missing or misnamed.
 func TestQueriesRunOnCurrentClickHouse(t *testing.T) {
-	ms, err := schemas.Migrations()
+	statements, err := schemas.MigrationStatements()
 	if err != nil {
 		t.Fatal(err)
-	}
-	var statements []string
-	for _, m := range ms {
-		statements = append(statements, m.Statements...)
 	}
 	for _, q := range []string{insertServerEvents, insertBrowserEvents, insertSessions, insertSessionState} {
 		table := strings.Fields(q)[2]

@@ -12,13 +12,9 @@ import (
 // job's SQL on the current ClickHouse engine (the integration tests run it on 18.16), after rows
 // went through both materialized views, so the views' SELECTs run too.
 func TestIdentityAndRetentionQueriesRunOnCurrentClickHouse(t *testing.T) {
-	ms, err := schemas.Migrations()
+	statements, err := schemas.MigrationStatements()
 	if err != nil {
 		t.Fatal(err)
-	}
-	var statements []string
-	for _, m := range ms {
-		statements = append(statements, m.Statements...)
 	}
 	for _, q := range []string{insertAcquisitionLinks, insertFunnelEvents} {
 		table := strings.Fields(q)[2]

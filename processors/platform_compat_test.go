@@ -13,13 +13,9 @@ import (
 // SQL on the current engine (the integration tests run them on 18.16), with a control statement
 // the current engine rejects to prove the check can fail.
 func TestPlatformQueriesRunOnCurrentClickHouse(t *testing.T) {
-	ms, err := schemas.Migrations()
+	statements, err := schemas.MigrationStatements()
 	if err != nil {
 		t.Fatal(err)
-	}
-	var statements []string
-	for _, m := range ms {
-		statements = append(statements, m.Statements...)
 	}
 	inserts := []string{insertPlatformTransactions, insertPlatformLifecycleEvents}
 	for _, q := range platformsync.Queries() {

@@ -11,13 +11,9 @@ import (
 // TestPlatformDeriveQueriesRunOnCurrentClickHouse runs the derivation's SQL and the usage-charge
 // insert on the current engine (the integration tests run them on 18.16).
 func TestPlatformDeriveQueriesRunOnCurrentClickHouse(t *testing.T) {
-	ms, err := schemas.Migrations()
+	statements, err := schemas.MigrationStatements()
 	if err != nil {
 		t.Fatal(err)
-	}
-	var statements []string
-	for _, m := range ms {
-		statements = append(statements, m.Statements...)
 	}
 	statements = append(statements, selectCompleteCopies)
 	for _, q := range []string{selectDeriveEvents, selectCustomerIntervals, selectChargeIntervals, selectLatestCharges,

@@ -40,13 +40,9 @@ func analystViews(t testing.TB) []string {
 
 func migrationStatements(t testing.TB) []string {
 	t.Helper()
-	ms, err := Migrations()
+	out, err := MigrationStatements()
 	if err != nil {
 		t.Fatal(err)
-	}
-	var out []string
-	for _, m := range ms {
-		out = append(out, m.Statements...)
 	}
 	return out
 }

@@ -10,14 +10,11 @@ import (
 // TestMigrationsRunOnCurrentClickHouse applies every migration to the current ClickHouse engine;
 // the integration tests apply them to the local 18.16 server. Both must accept them.
 func TestMigrationsRunOnCurrentClickHouse(t *testing.T) {
-	ms, err := Migrations()
+	all, err := MigrationStatements()
 	if err != nil {
 		t.Fatal(err)
 	}
-	statements := []string{MigrationsTableDDL}
-	for _, m := range ms {
-		statements = append(statements, m.Statements...)
-	}
+	statements := append([]string{MigrationsTableDDL}, all...)
 	// A statement current ClickHouse is known to reject proves the check can fail.
 	const control = "CREATE TABLE rejected_control (k Nullable(String)) ENGINE = MergeTree ORDER BY k"
 	statements = append(statements, control)

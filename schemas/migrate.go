@@ -216,3 +216,16 @@ func record(ctx context.Context, db driver.Conn, mg Migration) error {
 	}
 	return nil
 }
+
+// MigrationStatements returns every statement of the embedded migrations, in the order they run.
+func MigrationStatements() ([]string, error) {
+	ms, err := Migrations()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.Statements...)
+	}
+	return out, nil
+}

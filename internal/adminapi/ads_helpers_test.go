@@ -196,34 +196,8 @@ func adsNormalized(t *testing.T, raw []byte, ids map[string]string) []byte {
 	for id, name := range ids {
 		raw = bytes.ReplaceAll(raw, []byte(id), []byte(name))
 	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		t.Fatalf("%s: %v", raw, err)
-	}
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			for k, x := range v {
-				switch k {
-				case "workspaceId", "connectionId", "connectedBy", "createdAt", "updatedAt", "refreshedAt", "at", "eventTime",
-					"nextAttemptAt", "nextCursor":
-					if x != "" && x != nil {
-						v[k] = strings.ToUpper(k)
-					}
-				default:
-					walk(x)
-				}
-			}
-		case []any:
-			for _, x := range v {
-				walk(x)
-			}
-		}
-	}
-	walk(v)
-	b, _ := json.MarshalIndent(v, "", "  ")
-	return append(b, '\n')
+	return maskedJSON(t, raw, upperCase("workspaceId", "connectionId", "connectedBy", "createdAt", "updatedAt", "refreshedAt", "at",
+		"eventTime", "nextAttemptAt", "nextCursor"))
 }
 
 // insert writes rows into a table with PrepareBatch (18.16 needs the column list).

@@ -1,7 +1,6 @@
 package adminapi_test
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -13,32 +12,7 @@ import (
 // compared with a golden file.
 func stable(t *testing.T, body map[string]any) []byte {
 	t.Helper()
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			for k, x := range v {
-				switch k {
-				case "workspaceId":
-					v[k] = "WORKSPACE_ID"
-				case "updatedAt":
-					v[k] = "TIME"
-				default:
-					walk(x)
-				}
-			}
-		case []any:
-			for _, x := range v {
-				walk(x)
-			}
-		}
-	}
-	walk(body)
-	b, err := json.MarshalIndent(body, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(b, '\n')
+	return masked(t, body, map[string]string{"workspaceId": "WORKSPACE_ID", "updatedAt": "TIME"})
 }
 
 func TestCustomerExclusionsOverHTTP(t *testing.T) {

@@ -171,31 +171,7 @@ func (f *syncFixture) raw(t *testing.T, method, path, key string, body any) (int
 // normalized replaces per-run values (IDs, clocks) so a body can be compared with a golden file.
 func normalized(t *testing.T, raw []byte) []byte {
 	t.Helper()
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		t.Fatalf("%s: %v", raw, err)
-	}
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			for k, x := range v {
-				switch k {
-				case "workspaceId", "createdAt", "updatedAt":
-					v[k] = strings.ToUpper(k)
-				default:
-					walk(x)
-				}
-			}
-		case []any:
-			for _, x := range v {
-				walk(x)
-			}
-		}
-	}
-	walk(v)
-	b, _ := json.MarshalIndent(v, "", "  ")
-	return append(b, '\n')
+	return maskedJSON(t, raw, upperCase("workspaceId", "createdAt", "updatedAt"))
 }
 
 func TestPartnerConnectionOverHTTP(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -51,4 +52,17 @@ func OnCurrentClickHouse(t testing.TB, statements []string) (string, []CurrentCl
 		t.Fatalf("chdb check output %q: %v", out, err)
 	}
 	return res.Version, res.Failures
+}
+
+// Bind replaces each ? of q with the next literal, as the driver's client-side binding does, so
+// that a parameterised query can be run by OnCurrentClickHouse.
+func Bind(t testing.TB, q string, literals ...string) string {
+	t.Helper()
+	if strings.Count(q, "?") != len(literals) {
+		t.Fatalf("%d placeholders, %d literals in %s", strings.Count(q, "?"), len(literals), q)
+	}
+	for _, l := range literals {
+		q = strings.Replace(q, "?", l, 1)
+	}
+	return q
 }
