@@ -11,7 +11,8 @@ import (
 )
 
 // registerOpenAPI serves the API description without a key: it describes the API and holds no
-// workspace data. It may be cached but is revalidated (ETag), so a deploy is seen at once.
+// workspace data. Like every API response it is not cached (specification: reporting), so a deploy
+// is seen at once; a client that keeps its own copy can still ask with If-None-Match (ETag).
 func registerOpenAPI(r gin.IRouter) {
 	r.GET(openapi.Path, serveOpenAPI)
 }
@@ -24,7 +25,7 @@ func serveOpenAPI(c *gin.Context) {
 	}
 	sum := sha256.Sum256(body)
 	etag := `"` + hex.EncodeToString(sum[:8]) + `"`
-	c.Header("Cache-Control", "no-cache")
+	c.Header("Cache-Control", "no-store")
 	c.Header("ETag", etag)
 	if c.GetHeader("If-None-Match") == etag {
 		c.Status(http.StatusNotModified)

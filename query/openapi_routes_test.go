@@ -130,6 +130,9 @@ func TestOpenAPIServedWithoutKey(t *testing.T) {
 	if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		t.Errorf("Content-Type %q", ct)
 	}
+	if cc := rec.Header().Get("Cache-Control"); cc != "no-store" {
+		t.Errorf("Cache-Control %q, want no-store", cc)
+	}
 	etag := rec.Header().Get("ETag")
 	rec = httptest.NewRecorder()
 	req.Header.Set("If-None-Match", etag)

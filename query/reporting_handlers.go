@@ -96,6 +96,9 @@ func (a *API) customers(c *gin.Context) {
 	if err == nil {
 		req.Limit, err = parseLimit(c, reporting.DefaultCustomerLimit, reporting.MaxCustomerLimit)
 	}
+	if err == nil {
+		err = notApplied(c, "currency", "each customer carries its figures in every currency")
+	}
 	if err != nil {
 		a.fail(c, err)
 		return
@@ -118,6 +121,12 @@ func (a *API) customer(c *gin.Context) {
 	}
 	if err == nil {
 		req.TimelineLimit, err = parseLimit(c, reporting.DefaultTimelineLimit, reporting.MaxTimelineLimit)
+	}
+	if err == nil {
+		err = notApplied(c, "currency", "the analytics carry every currency of the customer")
+	}
+	if err == nil {
+		err = notApplied(c, "customerScope", "a customer is answered whether or not it is excluded (reportExcluded says which)")
 	}
 	if err != nil {
 		a.fail(c, err)

@@ -68,3 +68,13 @@ func customerScopeParam(c *gin.Context) (reporting.CustomerScope, error) {
 	}
 	return cs, nil
 }
+
+// notApplied refuses a filter the endpoint does not apply (400) instead of ignoring it: a caller
+// who asked for one currency, say, would otherwise take an unfiltered answer for a filtered one.
+// why says what the endpoint does instead.
+func notApplied(c *gin.Context, param, why string) error {
+	if _, ok := c.GetQuery(param); ok {
+		return invalidParam("%s does not apply here: %s", param, why)
+	}
+	return nil
+}

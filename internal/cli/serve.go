@@ -74,6 +74,7 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 	gin.SetMode(gin.ReleaseMode)
 	engine := gin.New()
 	engine.Use(gin.Recovery())
+	httpserver.Unrouted(engine)
 	in.readiness().Register(engine)
 	engine.GET("/metrics", gin.WrapH(obs.MetricsHandler(reg)))
 

@@ -67,6 +67,13 @@ func testEquality(t *testing.T, st stack) {
 		t.Fatalf("the data set needs a domain in one app and one in several: %v", perDomain)
 	}
 	customerID := list.Customers[0].ID
+	var sharedApp string
+	for _, c := range list.Customers {
+		if c.Domain == sharedDomain {
+			sharedApp = c.AppID
+			break
+		}
+	}
 
 	cases := []eqCase{
 		{name: "summary, defaults", tool: "get_summary", args: map[string]any{}, rest: "/api/v1/summary"},
@@ -86,6 +93,8 @@ func testEquality(t *testing.T, st stack) {
 			rest: "/api/v1/customers/" + customerID + "?" + q("to", day(-1), "limit", "3")},
 		{name: "customer by unique domain", tool: "get_customer", args: map[string]any{"customerId": uniqueDomain},
 			rest: "/api/v1/customers/" + uniqueDomain},
+		{name: "a shared domain in one app", tool: "get_customer", args: map[string]any{"customerId": sharedDomain, "appId": sharedApp},
+			rest: "/api/v1/customers/" + sharedDomain + "?" + q("appId", sharedApp)},
 		{name: "metrics, whole range", tool: "query_metrics",
 			args: map[string]any{"metrics": querymcp.Metrics, "from": day(-30), "to": day(-1)},
 			check: func(t *testing.T, text string) {

@@ -36,6 +36,7 @@ func (a CustomerRangeArgs) values(q url.Values) url.Values {
 type GetCustomerArgs struct {
 	CustomerID string `json:"customerId" jsonschema:"minLength=1" jsonschema_description:"The customer's ID (id in list_customers) or its shop domain (e.g. example.myshopify.com). A domain installed in several apps is ambiguous: the tool then lists the matching IDs to retry with."`
 	Limit      int    `json:"limit,omitempty" jsonschema:"minimum=1,maximum=50" jsonschema_description:"Timeline entries to return, newest first: 1 to 50. Default: 20. Does not affect the analytics."`
+	AppID      string `json:"appId,omitempty" jsonschema:"minLength=1" jsonschema_description:"Look the customer up in this selected app only: a shop domain installed in several apps then names one customer."`
 	CustomerRangeArgs
 }
 
@@ -43,7 +44,7 @@ const listCustomersDescription = "Lists the workspace's customers (one per app i
 	"exactly as the REST endpoint GET /api/v1/customers returns them. Each customer: id, appId, name, domain (shop domain), " +
 	"status (install status), paying (billing calculation on the range's last date, independent of install status), " +
 	"reportExcluded, amrCents (monthly subscription value, 0 when not paying), ltvByCurrencyCents (lifetime net revenue per currency) " +
-	"and, where known, country, plan, tags, health, firstSeen, lastActive and storeClassification. " +
+	"and, where known, plan, tags, health, firstSeen, lastActive and storeClassification. " +
 	"Pass nextCursor back as cursor for the next page; null means the last page. Pages reflect the current synced data, " +
 	"so customers can move between pages if a sync lands meanwhile." + moneyNote
 
@@ -74,6 +75,7 @@ func (t *tools) getCustomer() toolDef {
 			if a.Limit != 0 {
 				q.Set("limit", strconv.Itoa(a.Limit))
 			}
+			set(q, "appId", a.AppID)
 			body, err := t.rest.get(ctx, "/api/v1/customers/"+url.PathEscape(a.CustomerID), q)
 			return body, ambiguousCustomer(a.CustomerID, err)
 		})
