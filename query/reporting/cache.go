@@ -30,8 +30,7 @@ import (
 
 // Tables each kind of response reads; a change in any of them discards it.
 var (
-	summaryTables = []string{"reporting_charges", "reporting_events", "reporting_payments", "reporting_usage_sales",
-		"reporting_observed_usage", "usage_events", "customer_exclusions", "reporting_customers", "sync_cursors", "sync_runs"}
+	summaryTables = slices.Concat(billingTables, activityTables, syncTables) // summary.go splits them by part
 	listTables = []string{"reporting_customers", "customer_exclusions", "reporting_charges", "reporting_events",
 		"reporting_transactions", "reporting_usage_charges", "reporting_usage_events"}
 )
@@ -111,34 +110,65 @@ FROM (
 )
 GROUP BY table`
 
-// dataVersion reads the version of the given tables as one string. A table without parts (empty)
-// is absent from it, which is a version too.
-func (s *Store) dataVersion(ctx context.Context, tables []string) (string, error) {
+// tableVersions are the versions of a set of tables, as read by one query on system.parts.
+type tableVersions map[string]string
+
+// of is the version of the given tables as one string. A table without parts (empty) is absent
+// from it, which is a version too. nil versions (the read failed) give "": nothing is kept.
+func (v tableVersions) of(tables []string) string {
+	if v == nil {
+		return ""
+	}
+	parts := make([]string, 0, len(tables)+1)
+	for _, t := range tables {
+		if tv, ok := v[t]; ok {
+			parts = append(parts, t+":"+tv)
+		}
+	}
+	slices.Sort(parts)
+	return "v" + strings.Join(parts, ",")
+}
+
+// dataVersions reads the version of each of the given tables.
+func (s *Store) dataVersions(ctx context.Context, tables []string) (tableVersions, error) {
 	names := make([]any, len(tables))
 	for i, t := range tables {
 		names[i] = t
 	}
 	rows, err := s.conn.Query(ctx, selectDataVersion, clickhouse.GroupSet{Value: names})
 	if err != nil {
-		return "", fmt.Errorf("read data version: %w", err)
+		return nil, fmt.Errorf("read data version: %w", err)
 	}
 	defer rows.Close()
-	var parts []string
+	out := tableVersions{}
 	for rows.Next() {
 		var (
 			table            string
 			partitions, hash uint64
 		)
 		if err := rows.Scan(&table, &partitions, &hash); err != nil {
-			return "", fmt.Errorf("read data version: %w", err)
+			return nil, fmt.Errorf("read data version: %w", err)
 		}
-		parts = append(parts, fmt.Sprintf("%s:%d:%x", table, partitions, hash))
+		out[table] = fmt.Sprintf("%d:%x", partitions, hash)
 	}
 	if err := rows.Err(); err != nil {
-		return "", fmt.Errorf("read data version: %w", err)
+		return nil, fmt.Errorf("read data version: %w", err)
 	}
-	slices.Sort(parts)
-	return strings.Join(parts, ","), nil
+	return out, nil
+}
+
+// readVersions is dataVersions for the cache: nil without a cache, and a failed read is logged and
+// gives nil (the response is still right, only computed).
+func (s *Store) readVersions(ctx context.Context, tables []string) tableVersions {
+	if s.cache == nil {
+		return nil
+	}
+	v, err := s.dataVersions(ctx, tables)
+	if err != nil {
+		s.log.Warn("reporting cache bypassed", "err", err)
+		return nil
+	}
+	return v
 }
 
 type noCacheKey struct{}
@@ -159,15 +189,13 @@ func noCache(ctx context.Context) bool {
 // computed at, else computes it with compute and keeps it under the last key when keep says it may
 // be kept. A request marked WithNoCache skips the kept ones but keeps what it computed: the version
 // is read first all the same, so that what it keeps is never labelled newer than the data it read.
-// Without a cache, or when the version cannot be read, it only computes (a failed read is logged:
-// the response is still right, only slower).
 func cached[T any](ctx context.Context, s *Store, keys []string, tables []string, compute func() (T, error), keep func(T) bool) (T, error) {
-	if s.cache == nil {
-		return compute()
-	}
-	version, err := s.dataVersion(ctx, tables)
-	if err != nil {
-		s.log.Warn("reporting cache bypassed", "err", err)
+	return cachedAt(ctx, s, s.readVersions(ctx, tables).of(tables), keys, compute, keep)
+}
+
+// cachedAt is cached with the version already read ("": compute only, keep nothing).
+func cachedAt[T any](ctx context.Context, s *Store, version string, keys []string, compute func() (T, error), keep func(T) bool) (T, error) {
+	if s.cache == nil || version == "" {
 		return compute()
 	}
 	if !noCache(ctx) {

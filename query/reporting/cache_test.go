@@ -2,6 +2,8 @@ package reporting
 
 import (
 	"context"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -228,4 +230,49 @@ func waitMutations(t *testing.T, e env) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatal("mutations still pending")
+}
+
+// A received usage event changes only the usage activity: the summary after it reads usage_events
+// (and the excluded customers it is scoped by) again, not the billing facts, and equals a summary
+// computed from scratch.
+func TestUsageEventsKeepTheBillingPart(t *testing.T) {
+	e := setup(t)
+	reportingtest.Example37(e.fx, "app-1")
+	e.fx.Flush(t)
+	rec := &recorder{Conn: e.conn}
+	s := New(rec, WithClock(reportingtest.Clock))
+	req := Request{Scope: scopeOf("app-1"), Range: defaultRange, CustomerScope: ScopeIncluded}
+	before, err := s.Summary(ctx(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.fx.AddUsageEvent(reportingtest.UsageEvent{App: "app-1", ID: "ue-late", Shop: reportingtest.Shop("1001"), Name: "api_call",
+		Quantity: 7, At: "2026-03-30T08:00:00Z"})
+	e.fx.Flush(t)
+	rec.mu.Lock()
+	rec.queries = nil
+	rec.mu.Unlock()
+	after, err := s.Summary(ctx(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := New(e.conn, WithClock(reportingtest.Clock), WithResultCache(0)).Summary(ctx(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonEq(t, "after a usage event", after, fresh)
+	if after.UsageActivity.EventCount != before.UsageActivity.EventCount+1 {
+		t.Fatalf("usage events %d, want %d", after.UsageActivity.EventCount, before.UsageActivity.EventCount+1)
+	}
+	from := regexp.MustCompile(`(?:FROM|JOIN)\s+(\w+)`)
+	for q := range rec.queries {
+		if q == selectDataVersion {
+			continue
+		}
+		for _, m := range from.FindAllStringSubmatch(q, -1) {
+			if slices.Contains(billingTables, m[1]) && !slices.Contains(activityTables, m[1]) {
+				t.Errorf("a usage event made the summary read %s again", m[1])
+			}
+		}
+	}
 }

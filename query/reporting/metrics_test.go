@@ -1,6 +1,8 @@
 package reporting
 
 import (
+	"errors"
+	"maps"
 	"regexp"
 	"slices"
 	"testing"
@@ -144,6 +146,60 @@ func TestKeptResponsesListTheTablesTheyRead(t *testing.T) {
 			for _, m := range from.FindAllStringSubmatch(q, -1) {
 				if !slices.Contains(c.tables, m[1]) {
 					t.Errorf("%s reads %s, which is not in its tables", c.name, m[1])
+				}
+			}
+		}
+	}
+}
+
+// Each part of a summary result is kept with the version of its own tables only, so each part must
+// read nothing outside them: a row landing in another table would not discard it.
+func TestSummaryPartsListTheTablesTheyRead(t *testing.T) {
+	e := setup(t)
+	reportingtest.Example37(e.fx, "app-1")
+	e.fx.RawCharges = true // the billing part then reads the events too
+	e.fx.Exclude("alpha.myshopify.com", "", true)
+	e.fx.Flush(t)
+	from := regexp.MustCompile(`(?:FROM|JOIN)\s+(\w+)`)
+	for _, c := range []struct {
+		name   string
+		tables []string
+		run    func(s *Store, req Request) error
+	}{
+		{"billing", billingTables, func(s *Store, req Request) error {
+			for _, needs := range append(slices.Collect(maps.Values(metricNeeds)), allNeeds) {
+				if _, err := s.computeBilling(ctx(t), req, needs, func() (*exclusions, error) { return s.readExclusions(ctx(t), req.Scope) }); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"activity", activityTables, func(s *Store, req Request) error {
+			ex, err := s.readExclusions(ctx(t), req.Scope)
+			if err != nil {
+				return err
+			}
+			if a := s.usageActivity(ctx(t), req.Scope, req.CustomerScope, ex, req.Range.From.Start(), req.Range.To.End()); !a.Loaded {
+				return errors.New("usage activity not loaded")
+			}
+			return nil
+		}},
+		{"sync", syncTables, func(s *Store, req Request) error { _, err := s.readSyncView(ctx(t), req.Scope); return err }},
+	} {
+		rec := &recorder{Conn: e.conn}
+		s := New(rec, WithClock(reportingtest.Clock), WithResultCache(0))
+		for _, cs := range []CustomerScope{ScopeIncluded, ScopeExcluded, ScopeAll} {
+			if err := c.run(s, Request{Scope: scopeOf("app-1"), Range: defaultRange, CustomerScope: cs}); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+		}
+		if len(rec.queries) == 0 {
+			t.Fatalf("%s read nothing", c.name)
+		}
+		for q := range rec.queries {
+			for _, m := range from.FindAllStringSubmatch(q, -1) {
+				if !slices.Contains(c.tables, m[1]) {
+					t.Errorf("the %s part reads %s, which is not in its tables", c.name, m[1])
 				}
 			}
 		}

@@ -102,6 +102,7 @@ func (r *summaryResult) summary(s *Store, req Request, generatedAt time.Time) Su
 	}
 	for cur, b := range r.blocks {
 		if req.Currency == "" || req.Currency == cur {
+			b.Usage.BilledUsage.Complete = r.coverage.Transactions.Complete
 			out.ByCurrency[cur] = b
 		}
 	}
@@ -131,19 +132,73 @@ type summaryNeeds struct {
 
 var allNeeds = summaryNeeds{observedSums: true, usageByCustomer: true}
 
-// summaryResult computes the result, or takes a kept one: the whole summary's serves every need.
-// A failed usage-activity read is not kept, so that the next request reads it again.
+// A summary result is assembled from three parts, each kept on its own (cache.go) with the version
+// of the tables it reads, so that what lands often does not discard what is costly: received usage
+// events (tracking, at any time) change only the usage activity, sync bookkeeping only the sync
+// view, and the billing blocks (nearly all the work) change only when platform data lands or an
+// exclusion changes.
+var (
+	billingTables = []string{"reporting_charges", "reporting_events", "reporting_payments", "reporting_usage_sales",
+		"reporting_observed_usage", "customer_exclusions", "reporting_customers"}
+	activityTables = []string{"usage_events", "customer_exclusions", "reporting_customers"}
+	syncTables     = []string{"sync_cursors", "sync_runs"}
+)
+
+// summaryBilling is the kept billing part: the currency blocks, without the billed usage's
+// complete flag (a coverage fact, set per response).
+type summaryBilling struct{ blocks map[string]CurrencyBlock }
+
+// summaryResult assembles the result from its parts, each kept or computed: a whole summary's
+// billing serves every need; a failed usage-activity read is not kept, so that the next request
+// reads it again. The excluded customers are read at most once per request, for whichever parts
+// are computed.
 func (s *Store) summaryResult(ctx context.Context, req Request, needs summaryNeeds) (*summaryResult, error) {
+	versions := s.readVersions(ctx, summaryTables)
 	parts := []string{req.Range.From.String(), req.Range.To.String(), string(req.CustomerScope)}
-	keys := []string{cacheKey("summary", req.Scope, parts...)}
+	billingKeys := []string{cacheKey("summary-billing", req.Scope, parts...)}
 	if needs != allNeeds {
-		keys = append(keys, cacheKey(fmt.Sprintf("summary%+v", needs), req.Scope, parts...))
+		billingKeys = append(billingKeys, cacheKey(fmt.Sprintf("summary-billing%+v", needs), req.Scope, parts...))
 	}
-	return cached(ctx, s, keys, summaryTables, func() (*summaryResult, error) { return s.computeSummary(ctx, req, needs) },
-		func(r *summaryResult) bool { return r.activity.Loaded })
+	exclusionsOnce := sync.OnceValues(func() (*exclusions, error) { return s.readExclusions(ctx, req.Scope) })
+	from, to := req.Range.From.Start(), req.Range.To.End()
+	var (
+		billing  *summaryBilling
+		activity UsageActivity
+		view     *syncView
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		billing, err = cachedAt(gctx, s, versions.of(billingTables), billingKeys,
+			func() (*summaryBilling, error) { return s.computeBilling(gctx, req, needs, exclusionsOnce) },
+			func(*summaryBilling) bool { return true })
+		return
+	})
+	g.Go(func() (err error) {
+		activity, err = cachedAt(gctx, s, versions.of(activityTables), []string{cacheKey("summary-activity", req.Scope, parts...)},
+			func() (UsageActivity, error) {
+				ex, err := exclusionsOnce()
+				if err != nil {
+					return UsageActivity{}, err
+				}
+				return s.usageActivity(gctx, req.Scope, req.CustomerScope, ex, from, to), nil
+			},
+			func(a UsageActivity) bool { return a.Loaded })
+		return
+	})
+	g.Go(func() (err error) {
+		view, err = cachedAt(gctx, s, versions.of(syncTables), []string{cacheKey("summary-sync", req.Scope)},
+			func() (*syncView, error) { return s.readSyncView(gctx, req.Scope) },
+			func(*syncView) bool { return true })
+		return
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return &summaryResult{blocks: billing.blocks, activity: activity, sync: view, coverage: view.coverage(req.Range, activity.Loaded)}, nil
 }
 
-func (s *Store) computeSummary(ctx context.Context, req Request, needs summaryNeeds) (*summaryResult, error) {
+// computeBilling computes the billing part of a summary result.
+func (s *Store) computeBilling(ctx context.Context, req Request, needs summaryNeeds, readExclusions func() (*exclusions, error)) (*summaryBilling, error) {
 	d := summaryDates{A: req.Range.To, B: req.Range.From.AddDays(-1)}
 	from, to := req.Range.From.Start(), req.Range.To.End()
 	sc := req.Scope
@@ -152,19 +207,16 @@ func (s *Store) computeSummary(ctx context.Context, req Request, needs summaryNe
 		totals   []usageRow
 		ex       *exclusions
 		observed map[string]ObservedUsage
-		activity UsageActivity
-		sync     *syncView
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
 		facts, err = s.loadSummaryFacts(gctx, sc, d, req.Range, needs.usageByCustomer)
 		return
 	})
-	g.Go(func() (err error) { sync, err = s.readSyncView(gctx, sc); return })
 	// The aggregates that are not per customer need the excluded customers as a condition; the
 	// facts are per customer, and are scoped in Go.
 	g.Go(func() (err error) {
-		if ex, err = s.readExclusions(gctx, sc); err != nil {
+		if ex, err = readExclusions(); err != nil {
 			return err
 		}
 		h, hctx := errgroup.WithContext(gctx)
@@ -172,7 +224,6 @@ func (s *Store) computeSummary(ctx context.Context, req Request, needs summaryNe
 			observed, err = s.observedUsage(hctx, sc, req.CustomerScope, ex, from, to, needs.observedSums)
 			return
 		})
-		h.Go(func() error { activity = s.usageActivity(hctx, sc, req.CustomerScope, ex, from, to); return nil })
 		if !needs.usageByCustomer {
 			h.Go(func() error { return s.readUsageTotals(hctx, sc, req.CustomerScope, ex, d, req.Range, &totals) })
 		}
@@ -182,9 +233,7 @@ func (s *Store) computeSummary(ctx context.Context, req Request, needs summaryNe
 		return nil, err
 	}
 	facts.usageTotals = totals
-	cov := sync.coverage(req.Range, activity.Loaded)
-	return &summaryResult{blocks: computeBlocks(facts, ex, req.CustomerScope, d, observed, cov.Transactions.Complete),
-		activity: activity, sync: sync, coverage: cov}, nil
+	return &summaryBilling{blocks: computeBlocks(facts, ex, req.CustomerScope, d, observed)}, nil
 }
 
 func (s *Store) envelope(req Request, generatedAt time.Time, sync *syncView, cov Coverage) Envelope {
@@ -201,7 +250,7 @@ func (s *Store) envelope(req Request, generatedAt time.Time, sync *syncView, cov
 // currency (METRICS 3.1–3.11). A block exists for every currency with an in-scope row behind one
 // of its fields. The customers are evaluated in parallel parts whose sums are then added: by then
 // ClickHouse has answered, and the machine's cores are free for this.
-func computeBlocks(f *summaryFacts, ex *exclusions, cs CustomerScope, d summaryDates, observed map[string]ObservedUsage, complete bool) map[string]CurrencyBlock {
+func computeBlocks(f *summaryFacts, ex *exclusions, cs CustomerScope, d summaryDates, observed map[string]ObservedUsage) map[string]CurrencyBlock {
 	customers := f.join()
 	parts := make([]currencySums, min(runtime.GOMAXPROCS(0), 1+len(customers)/minCustomersPerPart))
 	var wg sync.WaitGroup
@@ -242,7 +291,7 @@ func computeBlocks(f *summaryFacts, ex *exclusions, cs CustomerScope, d summaryD
 		b.NetRevenueRetentionRate = ratio(a.nrrEnd, a.nrrStart)
 		b.LargestCustomerShare, b.TopFiveCustomerShare, b.TopTenCustomerShare = a.top.shares()
 		bu := a.billed
-		bu.FeesCents, bu.Complete = bu.GrossCents-bu.NetCents, complete
+		bu.FeesCents = bu.GrossCents - bu.NetCents
 		b.Usage = UsageBlock{UsageMRRCents: a.usage, BilledUsage: bu, ObservedUsageCharges: observed[cur]}
 		blocks[cur] = b
 	}
