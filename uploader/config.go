@@ -34,8 +34,9 @@ type Config struct {
 	MaxEventAge time.Duration
 
 	// The retry policy (research ads-api.md 5) is not a flag: it follows the platform's guidance.
-	// Tests shorten it.
-	RetryBase, RetryMax, QuotaMinWait time.Duration
+	// Tests shorten it. QuotaWait is the wait after a 429 that carries no RetryInfo / Retry-After;
+	// one that does is honoured as given.
+	RetryBase, RetryMax, QuotaWait time.Duration
 	// MaxPoll bounds one consumed batch of upload jobs.
 	MaxPoll int
 	// Backoff and MaxBackoff space the retries of a failed queue write.
@@ -56,7 +57,7 @@ func DefaultConfig() Config {
 		MaxEventAge:            90 * 24 * time.Hour,
 		RetryBase:              time.Second,
 		RetryMax:               time.Hour,
-		QuotaMinWait:           time.Minute,
+		QuotaWait:              time.Minute,
 		MaxPoll:                1000,
 		Backoff:                200 * time.Millisecond,
 		MaxBackoff:             10 * time.Second,
@@ -105,7 +106,7 @@ func (c Config) Validate() error {
 	if c.MaxEventAge < time.Hour || c.MaxEventAge > 90*24*time.Hour {
 		errs = append(errs, errors.New("ads-max-event-age: must be between 1h and 2160h (90 days)"))
 	}
-	if c.RetryBase <= 0 || c.RetryMax < c.RetryBase || c.QuotaMinWait <= 0 {
+	if c.RetryBase <= 0 || c.RetryMax < c.RetryBase || c.QuotaWait <= 0 {
 		errs = append(errs, errors.New("retry policy: base must be positive and at most the maximum; the quota wait positive"))
 	}
 	if c.MaxPoll < 1 || c.Backoff <= 0 || c.MaxBackoff < c.Backoff {

@@ -31,7 +31,8 @@ func normalizeCustomerID(id string) string {
 
 // SelectAccount sets the conversion customer and the optional manager login customer (10 digits
 // each). Changing either disables every enabled mapping (their disabled reason names the change),
-// since they name conversion actions of the previous account. Then, when discovery is configured,
+// since they name conversion actions of the previous account; none of the workspace's mappings can
+// be re-enabled afterwards, new ones must be made for the new account. Then, when discovery is configured,
 // the account's conversion actions are listed through the login customer.
 func (s *Setup) SelectAccount(ctx context.Context, actor, workspaceID, conversionCustomerID, loginCustomerID string) (AccountSelection, error) {
 	conversionCustomerID, loginCustomerID = normalizeCustomerID(conversionCustomerID), normalizeCustomerID(loginCustomerID)
@@ -58,7 +59,7 @@ func (s *Setup) SelectAccount(ctx context.Context, actor, workspaceID, conversio
 		// Mappings first: should the account write fail, they stay disabled, never enabled
 		// against an account they were not made for.
 		reason := accountChangeReason(old, conversionCustomerID, loginCustomerID)
-		if sel.DisabledMappings, err = s.mappings.DisableAll(ctx, actor, workspaceID, reason); err != nil {
+		if sel.DisabledMappings, err = s.mappings.DisableAll(ctx, actor, workspaceID, controlplane.AdDisabledByAccountChange, reason); err != nil {
 			return AccountSelection{}, err
 		}
 	}

@@ -47,7 +47,7 @@ func (s *Setup) Disconnect(ctx context.Context, actor, workspaceID string) (cont
 	}
 	// Mappings first: should the connection write fail, the retry finds the grant already revoked
 	// (Google answers invalid_token, which counts as confirmed) and finishes.
-	if _, err := s.mappings.DisableAll(ctx, actor, workspaceID, disconnectedReason); err != nil {
+	if _, err := s.mappings.DisableAll(ctx, actor, workspaceID, controlplane.AdDisabledByDisconnect, disconnectedReason); err != nil {
 		return controlplane.AdConnection{}, err
 	}
 	c, err = s.conns.Disconnect(ctx, actor, workspaceID)

@@ -203,20 +203,28 @@ func TestAccountChangeDisablesMappings(t *testing.T) {
 		}
 	}
 
-	// Back through the manager; a disabled mapping is re-enabled by the user, on the current
-	// connection.
+	// Back through the manager: a mapping an account change disabled never comes back (its queued
+	// rows were meant for the previous account); a new mapping is made instead.
 	if _, err := e.setup.SelectAccount(e.ctx, setupActor, e.ws, googlefake.DefaultCustomerID, googlefake.DefaultManagerID); err != nil {
 		t.Fatal(err)
 	}
 	on := true
-	re, err := e.setup.UpdateMapping(e.ctx, setupActor, e.ws, paid.MappingID, uploader.MappingUpdate{Enabled: &on})
-	if err != nil || !re.Enabled || re.DisabledReason != "" || re.ConnectionID != e.connection().ConnectionID {
-		t.Fatalf("re-enable: %+v %v", re, err)
+	_, err = e.setup.UpdateMapping(e.ctx, setupActor, e.ws, paid.MappingID, uploader.MappingUpdate{Enabled: &on})
+	if !errors.Is(err, uploader.ErrConflict) || !strings.Contains(err.Error(), "create a new mapping") ||
+		!strings.Contains(err.Error(), "manager login account changed") {
+		t.Fatalf("re-enable after an account change: %v", err)
+	}
+	if m, err := e.setup.GetMapping(e.ctx, e.ws, paid.MappingID); err != nil || m.Enabled || m.DisabledCause != controlplane.AdDisabledByAccountChange {
+		t.Fatalf("refused mapping %+v %v", m, err)
+	}
+	if _, err := e.setup.CreateMapping(e.ctx, setupActor, e.ws, uploader.MappingInput{SourceID: e.tenant.Source.ID, Milestone: "paid",
+		ConversionActionID: googlefake.DefaultActionID, ConsentConfirmed: true}); err != nil {
+		t.Fatalf("a new mapping for the same milestone and action: %v", err)
 	}
 	want := []string{"ads_connection.connect", "ads_connection.select_account", "ads_conversion_actions.refresh",
 		"ads_mapping.create", "ads_mapping.create", "ads_conversion_actions.refresh",
 		"ads_mapping.disable", "ads_mapping.disable", "ads_connection.select_account",
-		"ads_connection.select_account", "ads_conversion_actions.refresh", "ads_mapping.enable"}
+		"ads_connection.select_account", "ads_conversion_actions.refresh", "ads_mapping.create"}
 	if got := e.auditActions(); !slices.Equal(got, want) {
 		t.Errorf("audit\n got %v\nwant %v", got, want)
 	}

@@ -42,7 +42,8 @@ var diagnosisHints = map[string]string{
 // reasonDiagnoses maps reason codes (without Google's PROCESSING_ERROR_REASON_ / PROCESSING_ERROR_
 // prefixes) to a diagnosis; the first code of a row that maps wins.
 var reasonDiagnoses = map[string]string{
-	"INVALID_GCLID": DiagnosisInvalidClickID, "INVALID_GBRAID": DiagnosisInvalidClickID, "INVALID_WBRAID": DiagnosisInvalidClickID,
+	ReasonInvalidClickIDField: DiagnosisInvalidClickID,
+	"INVALID_GCLID":           DiagnosisInvalidClickID, "INVALID_GBRAID": DiagnosisInvalidClickID, "INVALID_WBRAID": DiagnosisInvalidClickID,
 	"INVALID_CLICK": DiagnosisInvalidClickID, "CLICK_NOT_FOUND": DiagnosisInvalidClickID, "INVALID_AD_IDENTIFIERS": DiagnosisInvalidClickID,
 	"CONVERSION_PRECEDES_CLICK": DiagnosisInvalidClickID, "TOO_RECENT_CLICK": DiagnosisInvalidClickID,
 	"ONE_PER_CLICK_CONVERSION_ACTION_NOT_PERMITTED_WITH_BRAID": DiagnosisInvalidClickID,
@@ -57,6 +58,14 @@ var reasonDiagnoses = map[string]string{
 	"NOT_FOUND": DiagnosisWrongAccount, "EVENT_SOURCE_AND_DESTINATION_MISMATCH": DiagnosisWrongAccount,
 	ReasonEventBeforeMapping: DiagnosisEventWindow, ReasonEventOutsideWindow: DiagnosisEventWindow,
 	"EVENT_TOO_OLD": DiagnosisEventWindow, "EVENT_TIME_INVALID": DiagnosisEventWindow,
+	ReasonProcessingFailedWithoutDetails: DiagnosisOther,
+}
+
+// reasonHints replace the diagnosis' hint for codes that say more than their group.
+var reasonHints = map[string]string{
+	ReasonProcessingFailedWithoutDetails: "the platform reported that processing failed without saying why: check the " +
+		"conversion action's diagnostics in Google Ads (Goals → Conversions) and that the click belongs to the conversion " +
+		"customer, then Retry the row",
 }
 
 // Diagnose returns the row's diagnosis: unattributed rows always have one, other rows when they
@@ -71,7 +80,11 @@ func Diagnose(r Row) *Diagnosis {
 	for _, code := range r.ReasonCodes {
 		c := strings.TrimPrefix(strings.TrimPrefix(code, "PROCESSING_ERROR_REASON_"), "PROCESSING_ERROR_")
 		if d, ok := reasonDiagnoses[c]; ok {
-			return newDiagnosis(d)
+			diag := newDiagnosis(d)
+			if h, ok := reasonHints[c]; ok {
+				diag.Hint = h
+			}
+			return diag
 		}
 	}
 	return newDiagnosis(DiagnosisOther)

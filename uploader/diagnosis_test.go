@@ -22,6 +22,8 @@ func TestDiagnose(t *testing.T) {
 		{StatusRejected, []string{ReasonEventBeforeMapping}, DiagnosisEventWindow},
 		{StatusRejected, []string{"PROCESSING_ERROR_REASON_EVENT_TOO_OLD"}, DiagnosisEventWindow},
 		{StatusRejected, []string{"PROCESSING_ERROR_REASON_SOMETHING_NEW"}, DiagnosisOther},
+		{StatusRejected, []string{ReasonInvalidClickIDField, "INVALID_FORMAT"}, DiagnosisInvalidClickID},
+		{StatusRejected, []string{ReasonProcessingFailedWithoutDetails}, DiagnosisOther},
 		{StatusValidated, nil, ""},
 		{StatusQueued, []string{}, ""},
 	} {
@@ -36,5 +38,13 @@ func TestDiagnose(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%v %v: diagnosis %q, want %q", tc.status, tc.codes, got, tc.want)
 		}
+	}
+}
+
+// TestDiagnoseFailedWithoutDetails: a failure the platform gave no reason for gets its own hint.
+func TestDiagnoseFailedWithoutDetails(t *testing.T) {
+	d := Diagnose(Row{Status: StatusRejected, ReasonCodes: []string{ReasonProcessingFailedWithoutDetails}})
+	if d == nil || d.Hint == diagnosisHints[DiagnosisOther] || d.Hint != reasonHints[ReasonProcessingFailedWithoutDetails] {
+		t.Fatalf("diagnosis %+v", d)
 	}
 }

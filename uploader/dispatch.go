@@ -194,25 +194,46 @@ func byMapping(rows []Row) [][]Row {
 	return out
 }
 
-// sendMapping sends rows of one mapping in requests of the mapping's batch size: up to BatchSize
-// events when Validation only is on; LiveBatchSize (1 by default) when live, so that the
-// asynchronous diagnostics, which the platform reports per request, name the row. Each outcome is
-// written before the next request: an accepted row whose acceptance was lost would be resent and
-// diagnosed DUPLICATE_TRANSACTION_ID. The ingest quota (300 requests a minute) bounds these small
-// inserts to a few per second. It reports whether every row was sent: without a stored credential
-// the rest are held for a reconnect.
+// sendMapping sends rows of one mapping in requests of the mode's batch size. A request carries one
+// validateOnly flag, so the rows are split by mode (validateOnly): those filed while Validation only
+// was on, and every row while it is on, go in validate-only requests of up to BatchSize events; the
+// others go live in requests of LiveBatchSize (1 by default), so that the asynchronous diagnostics,
+// which the platform reports per request, name the row. Each outcome is written before the next
+// request: an accepted row whose acceptance was lost would be resent and diagnosed
+// DUPLICATE_TRANSACTION_ID. The ingest quota (300 requests a minute) bounds these small inserts to
+// a few per second. It reports whether every row was sent: without a stored credential the rest
+// are held for a reconnect.
 func (d *dispatcher) sendMapping(ctx context.Context, ls *lease, conn controlplane.AdConnection, m controlplane.AdMapping, rows []Row) (bool, error) {
-	size := d.cfg.LiveBatchSize
-	if m.ValidationOnly {
-		size = d.cfg.BatchSize
+	type request struct {
+		rows     []Row
+		validate bool
 	}
-	for start := 0; start < len(rows); start += size {
+	var check, live []Row
+	for _, r := range rows {
+		if validateOnly(m, r) {
+			check = append(check, r)
+		} else {
+			live = append(live, r)
+		}
+	}
+	var reqs []request
+	for start := 0; start < len(check); start += d.cfg.BatchSize {
+		reqs = append(reqs, request{check[start:min(start+d.cfg.BatchSize, len(check))], true})
+	}
+	for start := 0; start < len(live); start += d.cfg.LiveBatchSize {
+		reqs = append(reqs, request{live[start:min(start+d.cfg.LiveBatchSize, len(live))], false})
+	}
+	for i, req := range reqs {
 		if ok, err := ls.extend(ctx); err != nil || !ok {
 			return false, errors.Join(errLeaseLost, err)
 		}
-		err := d.send(ctx, conn, m, rows[start:min(start+size, len(rows))])
+		err := d.send(ctx, conn, m, req.validate, req.rows)
 		if errors.Is(err, errNoToken) {
-			return false, d.hold(ctx, rows[start:], msgReconnect)
+			var rest []Row
+			for _, r := range reqs[i:] {
+				rest = append(rest, r.rows...)
+			}
+			return false, d.hold(ctx, rest, msgReconnect)
 		}
 		if err != nil {
 			return false, err
@@ -221,15 +242,20 @@ func (d *dispatcher) sendMapping(ctx context.Context, ls *lease, conn controlpla
 	return true, nil
 }
 
-// send makes one events:ingest request for batch and records its outcome; errNoToken when there
-// is no credential to send with.
-func (d *dispatcher) send(ctx context.Context, conn controlplane.AdConnection, m controlplane.AdMapping, batch []Row) error {
+// validateOnly says whether row r of mapping m goes out validate-only: when it was filed while
+// Validation only was on (turning it off replays nothing, spec "Advertising-platform connection and
+// mapping"), and whenever Validation only is on now.
+func validateOnly(m controlplane.AdMapping, r Row) bool { return m.ValidationOnly || r.ValidationOnly }
+
+// send makes one events:ingest request for batch (validate-only or live) and records its outcome;
+// errNoToken when there is no credential to send with.
+func (d *dispatcher) send(ctx context.Context, conn controlplane.AdConnection, m controlplane.AdMapping, validate bool, batch []Row) error {
 	ws := conn.WorkspaceID
 	if ws == "" {
 		ws = batch[0].WorkspaceID
 	}
-	req := buildRequest(conn, m, batch, d.cfg.EventSource)
-	sent := sentWith{conn: conn, mapping: m, events: len(batch)}
+	req := buildRequest(conn, m, batch, d.cfg.EventSource, validate)
+	sent := sentWith{conn: conn, mapping: m, validateOnly: validate, events: len(batch)}
 	ts, err := d.tokens.get(ctx, ws, false)
 	if err != nil {
 		if errors.Is(err, controlplane.ErrNotFound) {
@@ -249,7 +275,7 @@ func (d *dispatcher) send(ctx context.Context, conn controlplane.AdConnection, m
 	now := d.now()
 	if err == nil {
 		outcome := outcomeAccepted
-		if m.ValidationOnly {
+		if validate {
 			outcome = outcomeValidated
 		}
 		d.metrics.request(outcome, took)
@@ -262,7 +288,7 @@ func (d *dispatcher) send(ctx context.Context, conn controlplane.AdConnection, m
 	switch google.Classify(err) {
 	case google.Quota:
 		d.metrics.request(outcomeQuota, took)
-		wait := d.backoff.quota(err)
+		wait := d.backoff.quotaWait(err)
 		d.pausedUntil = now.Add(wait)
 		log.Warn("ingest quota exhausted; pausing dispatch", "wait", wait)
 		if err := d.rows.apply(ctx, d.metrics, d.retrying(batch, sent, now, wait, "quota exhausted at the platform: "+errMessage(err))); err != nil {
@@ -272,6 +298,7 @@ func (d *dispatcher) send(ctx context.Context, conn controlplane.AdConnection, m
 	case google.Unauthenticated:
 		d.metrics.request(outcomeUnauthenticated, took)
 		log.Warn("ingest unauthenticated after a token refresh; rows wait for a reconnect")
+		d.tokens.refused(ctx, ws, err, d.log)
 		if err := d.rows.apply(ctx, d.metrics, d.unauthenticated(batch, now)); err != nil {
 			return err
 		}

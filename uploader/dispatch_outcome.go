@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -17,17 +18,19 @@ const msgReconnect = "waiting: the advertising connection needs to be reconnecte
 
 // sentWith is what a request was sent with, recorded on its rows.
 type sentWith struct {
-	conn    controlplane.AdConnection
-	mapping controlplane.AdMapping
-	events  int
+	conn         controlplane.AdConnection
+	mapping      controlplane.AdMapping
+	validateOnly bool
+	events       int
 }
 
 // attempt is r's next version after an ingestion attempt at now: attempts counted, the request's
-// destination and Validation only flag recorded, the previous outcome cleared.
+// destination and mode recorded (a row once sent validate-only stays so, see validateOnly), the
+// previous outcome cleared.
 func attempt(r Row, s sentWith, now time.Time) Row {
 	n := advance(r, now)
 	n.Attempts++
-	n.ValidationOnly = s.mapping.ValidationOnly
+	n.ValidationOnly = s.validateOnly
 	n.ConversionCustomerID = s.conn.ConversionCustomerID
 	n.LoginCustomerID = s.conn.LoginCustomerID
 	n.ConversionActionID = s.mapping.ConversionActionID
@@ -57,7 +60,7 @@ func (d *dispatcher) succeeded(batch []Row, s sentWith, resp google.IngestRespon
 		n.RequestID = resp.RequestID
 		n.Message = strings.Join(warnings[i], "; ")
 		switch {
-		case s.mapping.ValidationOnly:
+		case s.validateOnly:
 			// Never polled: the platform keeps no status for a validate-only request.
 			n.Status = StatusValidated
 		case resp.RequestID == "":
@@ -134,20 +137,18 @@ func (d *dispatcher) rejected(batch []Row, s sentWith, err error, now time.Time)
 		}
 		sort.Ints(idx)
 		for _, i := range idx {
-			var codes, texts []string
+			var texts []string
 			for _, v := range byIndex[i] {
-				codes = appendUnique(codes, v.Reason)
 				texts = append(texts, strings.TrimSpace(v.Field+": "+v.Description))
 			}
+			codes := violationCodes(byIndex[i])
 			out = append(out, reject(batch[i], codes, "rejected by the platform: "+strings.Join(texts, "; ")))
 		}
 		return out
 	}
 	codes, msg := []string{}, errMessage(err)
 	if apiErr != nil {
-		for _, v := range apiErr.Violations {
-			codes = appendUnique(codes, v.Reason)
-		}
+		codes = violationCodes(apiErr.Violations)
 		if len(codes) == 0 {
 			codes = appendUnique(codes, apiErr.Reason)
 		}
@@ -159,6 +160,28 @@ func (d *dispatcher) rejected(batch []Row, s sentWith, err error, now time.Time)
 		out = append(out, reject(r, codes, "rejected by the platform: "+msg))
 	}
 	return out
+}
+
+// clickFieldRe matches a field path naming an event's click ID, in the snake_case Google writes and
+// the camelCase of the JSON body: "events[0].ad_identifiers.gclid", "events.events[2].adIdentifiers.wbraid".
+var clickFieldRe = regexp.MustCompile(`(?i)\bad_?identifiers\.(gclid|gbraid|wbraid)\b`)
+
+// violationCodes are the violations' reasons as sent, after ReasonInvalidClickIDField when one of
+// them names a click-ID field: the platform's reason (INVALID_FORMAT, REQUIRED_FIELD_MISSING, …)
+// alone does not say that the click ID is what it refused, and the diagnosis reads codes only
+// (the first that maps wins; without a valid click ID nothing else matters).
+func violationCodes(vs []google.Violation) []string {
+	codes := []string{}
+	for _, v := range vs {
+		if clickFieldRe.MatchString(v.Field) {
+			codes = append(codes, ReasonInvalidClickIDField)
+			break
+		}
+	}
+	for _, v := range vs {
+		codes = appendUnique(codes, v.Reason)
+	}
+	return codes
 }
 
 func appendUnique(list []string, s string) []string {
@@ -193,12 +216,16 @@ func errMessage(err error) string {
 }
 
 // backoff is the retry policy (research ads-api.md 5): exponential with full jitter for transient
-// failures; quota waits for the platform's RetryInfo / Retry-After, at least QuotaMinWait.
+// failures; a 429 waits for the platform's RetryInfo / Retry-After as given (at least
+// minQuotaWait), or quota when it gave none.
 type backoff struct {
-	base, max, quotaMin time.Duration
+	base, max, quota time.Duration
 	// jitter returns a duration in [0, d]; nil uses math/rand.
 	jitter func(d time.Duration) time.Duration
 }
+
+// minQuotaWait guards against a zero or tiny RetryInfo: the platform would only refuse again.
+const minQuotaWait = time.Second
 
 // transient is the wait before attempt number attempts+1: uniformly random up to
 // min(max, base·2^(attempts-1)).
@@ -215,11 +242,12 @@ func (b backoff) transient(attempts uint16) time.Duration {
 	return time.Duration(rand.Int64N(int64(ceil) + 1))
 }
 
-// quota is the wait after a 429.
-func (b backoff) quota(err error) time.Duration {
+// quotaWait is the wait after a 429: the platform's RetryInfo / Retry-After when it sent one, else
+// the configured quota wait (60 s).
+func (b backoff) quotaWait(err error) time.Duration {
 	var apiErr *google.APIError
-	if errors.As(err, &apiErr) && apiErr.RetryAfter > b.quotaMin {
-		return apiErr.RetryAfter
+	if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
+		return max(apiErr.RetryAfter, minQuotaWait)
 	}
-	return b.quotaMin
+	return b.quota
 }

@@ -13,8 +13,9 @@ import (
 // carries exactly what the spec lists for an upload: click ID, event time, conversion action,
 // transaction ID, optional value and currency, the event source and consent; never the shop
 // domain, an e-mail or the source event ID. Consent is granted on the strength of the mapping's
-// consent confirmation, which the dispatcher checks before building a request.
-func buildRequest(conn controlplane.AdConnection, m controlplane.AdMapping, rows []Row, eventSource string) google.IngestRequest {
+// consent confirmation, which the dispatcher checks before building a request. validateOnly is the
+// rows' mode (dispatcher.sendMapping), not necessarily the mapping's current flag.
+func buildRequest(conn controlplane.AdConnection, m controlplane.AdMapping, rows []Row, eventSource string, validateOnly bool) google.IngestRequest {
 	dest := google.Destination{
 		OperatingAccount:     google.ProductAccount{AccountType: google.AccountTypeGoogleAds, AccountID: conn.ConversionCustomerID},
 		ProductDestinationID: m.ConversionActionID,
@@ -49,7 +50,7 @@ func buildRequest(conn controlplane.AdConnection, m controlplane.AdMapping, rows
 		Destinations: []google.Destination{dest},
 		Events:       events,
 		Consent:      &google.Consent{AdUserData: google.ConsentGranted, AdPersonalization: google.ConsentGranted},
-		ValidateOnly: m.ValidationOnly,
+		ValidateOnly: validateOnly,
 	}
 }
 
@@ -93,11 +94,14 @@ func blocked(conn controlplane.AdConnection, found bool, m controlplane.AdMappin
 	case conn.ConversionCustomerID == "":
 		return "waiting: no conversion customer is selected for the advertising connection"
 	case m.ConnectionID != "" && m.ConnectionID != conn.ConnectionID:
-		return "waiting: the mapping belongs to an earlier advertising connection; create a new mapping"
+		return "waiting: the mapping belongs to an earlier advertising connection and cannot be re-enabled; create a new mapping"
 	case !m.Enabled:
 		msg := "waiting: the mapping is disabled"
 		if m.DisabledReason != "" {
 			msg += " (" + m.DisabledReason + ")"
+		}
+		if m.Retired() {
+			msg += "; it cannot be re-enabled: create a new mapping"
 		}
 		return msg
 	case !m.ConsentConfirmed:

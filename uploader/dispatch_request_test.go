@@ -28,13 +28,13 @@ func sendableRows() []Row {
 
 // TestBuildRequestGolden records the events:ingest body the dispatcher sends (a contract surface):
 // destination accounts, click IDs nested by type, RFC 3339 times, values in major units by the
-// currency's exponent, IN_STORE, granted consent, validateOnly from the mapping.
+// currency's exponent, IN_STORE, granted consent, validateOnly as the dispatcher chose it.
 func TestBuildRequestGolden(t *testing.T) {
 	conn := controlplane.AdConnection{WorkspaceID: "ws-1", ConnectionID: "c-1", State: controlplane.AdStateConnected,
 		ConversionCustomerID: "1234567890", LoginCustomerID: "9876543210"}
 	m := controlplane.AdMapping{MappingID: "m-1", ConnectionID: "c-1", ConversionActionID: "7723667020",
 		ConsentConfirmed: true, ValidationOnly: true, Enabled: true}
-	req := buildRequest(conn, m, sendableRows(), "IN_STORE")
+	req := buildRequest(conn, m, sendableRows(), "IN_STORE", true)
 	b, err := json.MarshalIndent(req, "", "  ")
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +49,7 @@ func TestBuildRequestGolden(t *testing.T) {
 	// Direct access: no login account. A fixed value replaces the event's.
 	conn.LoginCustomerID = conn.ConversionCustomerID
 	m.FixedValueCents, m.FixedCurrency, m.ValidationOnly = ptr(int64(1234)), "KWD", false
-	req = buildRequest(conn, m, sendableRows()[:1], "IN_STORE")
+	req = buildRequest(conn, m, sendableRows()[:1], "IN_STORE", false)
 	if d := req.Destinations[0]; d.LoginAccount != nil || req.ValidateOnly {
 		t.Fatalf("destination %+v validateOnly %v", d, req.ValidateOnly)
 	}
@@ -74,8 +74,11 @@ func TestBlockedReasons(t *testing.T) {
 		"disconnected":              {true, func(c *controlplane.AdConnection) { c.State = controlplane.AdStateDisconnected }, nil, "disconnected"},
 		"no account":                {true, func(c *controlplane.AdConnection) { c.ConversionCustomerID = "" }, nil, "conversion customer"},
 		"mapping of old connection": {true, nil, func(m *controlplane.AdMapping) { m.ConnectionID = "c-0" }, "earlier"},
-		"disabled":                  {true, nil, func(m *controlplane.AdMapping) { m.Enabled, m.DisabledReason = false, "account changed" }, "account changed"},
-		"no consent":                {true, nil, func(m *controlplane.AdMapping) { m.ConsentConfirmed = false }, "consent"},
+		"disabled":                  {true, nil, func(m *controlplane.AdMapping) { m.Enabled, m.DisabledReason = false, "disabled by u" }, "disabled by u"},
+		"account changed": {true, nil, func(m *controlplane.AdMapping) {
+			m.Enabled, m.DisabledReason, m.DisabledCause = false, "account changed", controlplane.AdDisabledByAccountChange
+		}, "cannot be re-enabled: create a new mapping"},
+		"no consent": {true, nil, func(m *controlplane.AdMapping) { m.ConsentConfirmed = false }, "consent"},
 	} {
 		cc, mm := conn, m
 		if c.conn != nil {
@@ -91,7 +94,7 @@ func TestBlockedReasons(t *testing.T) {
 }
 
 func TestBackoff(t *testing.T) {
-	b := backoff{base: time.Second, max: time.Hour, quotaMin: time.Minute, jitter: func(d time.Duration) time.Duration { return d }}
+	b := backoff{base: time.Second, max: time.Hour, quota: time.Minute, jitter: func(d time.Duration) time.Duration { return d }}
 	for attempts, want := range map[uint16]time.Duration{1: time.Second, 2: 2 * time.Second, 5: 16 * time.Second,
 		12: 2048 * time.Second, 13: time.Hour, 60: time.Hour, 0: time.Hour} {
 		if got := b.transient(attempts); got != want {
@@ -104,14 +107,21 @@ func TestBackoff(t *testing.T) {
 			t.Fatalf("full jitter out of [0, 4s]: %s", d)
 		}
 	}
-	if d := b.quota(&google.APIError{HTTPStatus: 429, RetryAfter: 30 * time.Second}); d != time.Minute {
-		t.Fatalf("a RetryInfo shorter than 60s waits 60s: %s", d)
-	}
-	if d := b.quota(&google.APIError{HTTPStatus: 429, RetryAfter: 5 * time.Minute}); d != 5*time.Minute {
-		t.Fatalf("RetryInfo: %s", d)
-	}
-	if d := b.quota(errors.New("429")); d != time.Minute {
-		t.Fatalf("no RetryInfo: %s", d)
+	// RetryInfo is honoured as given (research ads-api.md 5), with a floor against a zero delay;
+	// without one the quota wait applies.
+	for name, c := range map[string]struct {
+		err  error
+		want time.Duration
+	}{
+		"shorter than the quota wait": {&google.APIError{HTTPStatus: 429, RetryAfter: 30 * time.Second}, 30 * time.Second},
+		"longer":                      {&google.APIError{HTTPStatus: 429, RetryAfter: 5 * time.Minute}, 5 * time.Minute},
+		"tiny":                        {&google.APIError{HTTPStatus: 429, RetryAfter: time.Millisecond}, time.Second},
+		"none in the envelope":        {&google.APIError{HTTPStatus: 429}, time.Minute},
+		"not an API error":            {errors.New("429"), time.Minute},
+	} {
+		if d := b.quotaWait(c.err); d != c.want {
+			t.Errorf("%s: waits %s, want %s", name, d, c.want)
+		}
 	}
 }
 
@@ -122,7 +132,7 @@ func TestRejectedByIndex(t *testing.T) {
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 	rows := sendableRows()
 	sent := sentWith{conn: controlplane.AdConnection{ConversionCustomerID: "1234567890"},
-		mapping: controlplane.AdMapping{ConversionActionID: "7", ValidationOnly: true}, events: 3}
+		mapping: controlplane.AdMapping{ConversionActionID: "7", ValidationOnly: true}, validateOnly: true, events: 3}
 	err := &google.APIError{HTTPStatus: 400, Status: "INVALID_ARGUMENT", Message: "bad", Violations: []google.Violation{
 		{Field: "events[1].ad_identifiers.gbraid", Reason: "INVALID_FORMAT", Description: "not a gbraid", EventIndex: 1},
 		{Field: "events[1].event_timestamp", Reason: "EVENT_TIME_INVALID", Description: "too old", EventIndex: 1},
@@ -130,9 +140,12 @@ func TestRejectedByIndex(t *testing.T) {
 	}}
 	out := d.rejected(rows, sent, err, now)
 	if len(out) != 1 || out[0].row.RowID != "uq_2" || out[0].row.Status != StatusRejected ||
-		strings.Join(out[0].row.ReasonCodes, ",") != "INVALID_FORMAT,EVENT_TIME_INVALID" ||
+		strings.Join(out[0].row.ReasonCodes, ",") != ReasonInvalidClickIDField+",INVALID_FORMAT,EVENT_TIME_INVALID" ||
 		!strings.Contains(out[0].row.Message, "not a gbraid") || out[0].row.Attempts != 1 || !out[0].row.ValidationOnly {
 		t.Fatalf("by index: %+v", out)
+	}
+	if d := Diagnose(out[0].row); d.Code != DiagnosisInvalidClickID {
+		t.Fatalf("a violation of the gbraid field diagnosed %+v", d)
 	}
 
 	err = &google.APIError{HTTPStatus: 403, Status: "PERMISSION_DENIED", Reason: "PERMISSION_DENIED", Message: "caller lacks access"}

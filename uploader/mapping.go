@@ -49,8 +49,10 @@ func (s *Setup) CreateMapping(ctx context.Context, actor, workspaceID string, in
 }
 
 // UpdateMapping edits a mapping's action, fixed value or consent, disables it, or re-enables it.
-// Re-enabling needs a connection with a conversion account selected and moves the mapping to the
-// current connection.
+// Re-enabling needs a connection with a conversion account selected, and is refused (ErrConflict)
+// for a mapping an account change or a disconnection disabled, or one of an earlier connection:
+// queued rows of such a mapping would otherwise go to an account or grant they were not meant for
+// (spec connection table: "no new uploads until a new connection and mapping exist").
 func (s *Setup) UpdateMapping(ctx context.Context, actor, workspaceID, mappingID string, u MappingUpdate) (controlplane.AdMapping, error) {
 	unlock, err := s.lock(ctx, workspaceID)
 	if err != nil {
@@ -68,15 +70,18 @@ func (s *Setup) UpdateMapping(ctx context.Context, actor, workspaceID, mappingID
 	}
 	switch {
 	case m.Enabled && !old.Enabled:
+		if err := reenableable(old, c, ok); err != nil {
+			return controlplane.AdMapping{}, err
+		}
 		if c, err = s.ready(ctx, workspaceID); err != nil {
 			return controlplane.AdMapping{}, fmt.Errorf("re-enable mapping: %w", err)
 		}
 		if err := s.checkSource(ctx, workspaceID, m.SourceID); err != nil {
 			return controlplane.AdMapping{}, err
 		}
-		m.ConnectionID = c.ConnectionID
+		m.ConnectionID = c.ConnectionID // the same one, or none recorded
 	case !m.Enabled && old.Enabled:
-		m.DisabledReason = "disabled by " + actor
+		m.DisabledReason, m.DisabledCause = controlplane.UserDisabledReason(actor), controlplane.AdDisabledByUser
 	}
 	if !ok || !c.Ready() {
 		c = controlplane.AdConnection{} // no account: no discovered names to fill in
@@ -87,8 +92,24 @@ func (s *Setup) UpdateMapping(ctx context.Context, actor, workspaceID, mappingID
 	return s.mappings.Update(ctx, actor, m)
 }
 
-// SetValidationOnly turns Validation only on or off. Turning it off does not replay validated
-// rows: only events queued afterwards upload live (the dispatcher reads the flag at send time).
+// reenableable refuses re-enabling a mapping that an account change or a disconnection disabled, or
+// that belongs to an earlier connection of the workspace (c, when ok).
+func reenableable(old controlplane.AdMapping, c controlplane.AdConnection, ok bool) error {
+	earlier := ok && old.ConnectionID != "" && old.ConnectionID != c.ConnectionID
+	if !old.Retired() && !earlier {
+		return nil
+	}
+	why := old.DisabledReason
+	if why == "" || !old.Retired() {
+		why = "it belongs to an earlier advertising connection"
+	}
+	return fmt.Errorf("%w: mapping %s cannot be re-enabled (%s): a mapping disabled by a disconnection or an account change "+
+		"never uploads again; create a new mapping for the current connection and account", ErrConflict, old.MappingID, why)
+}
+
+// SetValidationOnly turns Validation only on or off. Turning it off does not replay rows: a row
+// filed while it was on is only ever sent validate-only, and only events filed afterwards upload
+// live. Turning it on sends every row validate-only from then on.
 func (s *Setup) SetValidationOnly(ctx context.Context, actor, workspaceID, mappingID string, on bool) (controlplane.AdMapping, error) {
 	unlock, err := s.lock(ctx, workspaceID)
 	if err != nil {

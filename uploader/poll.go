@@ -161,6 +161,7 @@ func (p *poller) request(ctx context.Context, ws string, conn controlplane.AdCon
 			return p.rows.apply(ctx, p.metrics, p.stop(rows, DiagnosticsUnavailable, "diagnostics unavailable: "+errMessage(err)))
 		case google.Unauthenticated:
 			p.metrics.poll("unauthenticated")
+			p.tokens.refused(ctx, ws, err, p.log)
 			return p.rows.apply(ctx, p.metrics, p.later(rows, "diagnostics wait: "+msgReconnect, false))
 		default:
 			p.metrics.poll("transient")
@@ -200,14 +201,14 @@ func (p *poller) landed(rows []Row, dest google.DestinationStatus) []change {
 	case DiagnosticsSuccess:
 		return p.finish(rows, now, StatusAccepted, DiagnosticsSuccess, []string{}, joinMessage("processed", warnMsg))
 	case DiagnosticsFailed:
-		return p.finish(rows, now, StatusRejected, DiagnosticsFailed, codes, joinMessage("processing failed: "+orNone(errs), warnMsg))
+		return p.finish(rows, now, StatusRejected, DiagnosticsFailed, failedCodes(codes), joinMessage("processing failed: "+orNone(errs), warnMsg))
 	case DiagnosticsPartialSuccess:
 		events := int64(rows[0].RequestEvents)
 		if events == 0 {
 			events = dest.RecordCount
 		}
 		if events == 1 || dest.RecordCount > 0 && errCount >= dest.RecordCount {
-			return p.finish(rows, now, StatusRejected, DiagnosticsPartialSuccess, codes,
+			return p.finish(rows, now, StatusRejected, DiagnosticsPartialSuccess, failedCodes(codes),
 				joinMessage("processing failed: "+orNone(errs), warnMsg))
 		}
 		msg := fmt.Sprintf("partially processed: %d of %d events of the request failed (%s); the platform does not say which",
@@ -222,6 +223,15 @@ func (p *poller) landed(rows []Row, dest google.DestinationStatus) []change {
 		}
 		return out
 	}
+}
+
+// failedCodes are the codes of a rejected row: the platform's, or ReasonProcessingFailedWithoutDetails
+// when it reported the failure without error counts, so the row still says why it is rejected.
+func failedCodes(codes []string) []string {
+	if len(codes) == 0 {
+		return []string{ReasonProcessingFailedWithoutDetails}
+	}
+	return codes
 }
 
 // finish records a terminal diagnostics result; polling stops.

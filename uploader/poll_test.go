@@ -110,3 +110,22 @@ func TestDiagnosticsProcessingBacksOff(t *testing.T) {
 		t.Fatalf("a row waiting for diagnostics was resent: %d ingest requests", n)
 	}
 }
+
+// TestDiagnosticsFailedWithoutDetails: FAILED without any error count still leaves a reason on the
+// rejected row and a hint in its diagnosis.
+func TestDiagnosticsFailedWithoutDetails(t *testing.T) {
+	t.Parallel()
+	e := newUploadEnv(t, googlefake.DefaultConfig(), nil)
+	e.goLive()
+	e.start()
+	j := e.job(e.m, "evt-failed-silently", "gclid", "failed-1", e.eventTime())
+	e.produce(j)
+	e.waitStatus(j.RowID, uploader.StatusAccepted)
+	e.advance(time.Minute + time.Second)
+	r := e.waitStatus(j.RowID, uploader.StatusRejected)
+	if r.DiagnosticsStatus != "FAILED" || strings.Join(r.ReasonCodes, ",") != uploader.ReasonProcessingFailedWithoutDetails ||
+		!strings.Contains(r.Message, "no reason given") || r.Diagnosis == nil || r.Diagnosis.Code != uploader.DiagnosisOther ||
+		!strings.Contains(r.Diagnosis.Hint, "without saying why") {
+		t.Fatalf("row %+v (diagnosis %+v)", r, r.Diagnosis)
+	}
+}

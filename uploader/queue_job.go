@@ -66,14 +66,15 @@ func validateJob(j schemas.UploadJob) error {
 
 // newRow is the first version of a job's row, in its initial state (docs/ADS_UPLOAD.md):
 // unattributed without a click ID; rejected with a local reason when the event precedes the
-// mapping, is older than maxAge or lies in the future; queued otherwise.
+// mapping, is older than maxAge or lies in the future; queued otherwise. A row records the mapping's
+// Validation only flag when it is filed: a row filed while it is on is only ever sent validate-only.
 func newRow(j schemas.UploadJob, m controlplane.AdMapping, now time.Time, maxAge time.Duration) Row {
 	now = now.UTC()
 	r := Row{
 		RowID: j.RowID, WorkspaceID: j.WorkspaceID, MappingID: j.MappingID, SourceID: j.SourceID,
 		EventIDHash: j.EventIDHash, TransactionID: j.TransactionID, Milestone: j.Milestone,
 		AcquisitionID: j.AcquisitionID, ClickIDType: j.ClickIDType, ClickID: j.ClickID,
-		EventTime: j.EventTime.UTC(), ValueCents: j.ValueCents, Currency: j.Currency,
+		EventTime: j.EventTime.UTC(), ValueCents: j.ValueCents, Currency: j.Currency, ValidationOnly: m.ValidationOnly,
 		ReasonCodes: []string{}, CreatedAt: now, UpdatedAt: now, Version: nextVersion(0, now),
 	}
 	switch {

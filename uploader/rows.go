@@ -29,6 +29,17 @@ const (
 	ReasonEventOutsideWindow = "EVENT_OUTSIDE_WINDOW"
 )
 
+// Local codes recorded beside the platform's, to say what its own codes leave out. Retry allows
+// them.
+const (
+	// ReasonInvalidClickIDField: the platform's fast-fail validation named the event's gclid, gbraid
+	// or wbraid field; its own reason (for example INVALID_FORMAT) follows it.
+	ReasonInvalidClickIDField = "INVALID_CLICK_ID_FIELD"
+	// ReasonProcessingFailedWithoutDetails: the request's diagnostics said FAILED (or a one-event
+	// PARTIAL_SUCCESS) without any error counts.
+	ReasonProcessingFailedWithoutDetails = "PROCESSING_FAILED_WITHOUT_DETAILS"
+)
+
 func localReason(codes []string) bool {
 	for _, c := range codes {
 		if c == ReasonEventBeforeMapping || c == ReasonEventOutsideWindow {
@@ -72,7 +83,9 @@ type Row struct {
 	ValueCents *int64 `json:"valueCents,omitempty"`
 	Currency   string `json:"currency,omitempty"`
 	Status     Status `json:"status"`
-	// ValidationOnly records the mapping's Validation only flag at the time the row was sent.
+	// ValidationOnly: the row goes out validate-only. Set from the mapping's Validation only flag
+	// when the row is filed, and by every send in that mode; once set it stays, so turning
+	// Validation only off never sends a row filed before (docs/ADS_UPLOAD.md).
 	ValidationOnly bool `json:"validationOnly"`
 	// Attempts counts ingestion attempts since the row was created or last retried by a user.
 	Attempts uint16 `json:"attempts"`

@@ -21,10 +21,12 @@ import (
 
 // Credentials gives the dispatcher and the poller a workspace's connection (its destination
 // accounts and state) and its refresh token. RefreshToken returns an error wrapping
-// controlplane.ErrNotFound when no credential is stored.
+// controlplane.ErrNotFound when no credential is stored. CredentialRefused shows on the connection
+// that the platform refused refreshToken, unless another credential was stored meanwhile.
 type Credentials interface {
 	Connection(ctx context.Context, workspaceID string) (controlplane.AdConnection, bool, error)
 	RefreshToken(ctx context.Context, workspaceID string) (string, error)
+	CredentialRefused(ctx context.Context, actor, workspaceID, refreshToken, message string) (bool, error)
 }
 
 // Mappings reads a mapping; an unknown one is an error wrapping controlplane.ErrNotFound.
@@ -136,7 +138,7 @@ func New(cfg Config, d Deps) (*Service, error) {
 	ls := &leases{client: d.Redis, prefix: d.RedisPrefix, ttl: leaseTTL}
 	s.dispatcher = &dispatcher{rows: store, due: &dueIndex{kind: hintDispatch, rows: store, hints: hints}, creds: d.Credentials, mappings: d.Mappings, google: d.DataManager,
 		tokens: s.tokens, leases: ls, cfg: cfg, now: now, metrics: m, log: log.With("loop", "dispatch"),
-		backoff: backoff{base: cfg.RetryBase, max: cfg.RetryMax, quotaMin: cfg.QuotaMinWait}}
+		backoff: backoff{base: cfg.RetryBase, max: cfg.RetryMax, quota: cfg.QuotaWait}}
 	s.poller = &poller{rows: store, due: &dueIndex{kind: hintPoll, rows: store, hints: hints}, creds: d.Credentials, google: d.DataManager, tokens: s.tokens, leases: ls,
 		cfg: cfg, now: now, metrics: m, log: log.With("loop", "diagnostics")}
 	return s, nil

@@ -52,7 +52,7 @@ func newUploadEnv(t *testing.T, fakeCfg googlefake.Config, tune func(*uploader.C
 	cfg.DispatchInterval = 100 * time.Millisecond
 	cfg.DiagnosticsDelay = time.Minute
 	cfg.RetryMax = 2 * time.Second
-	cfg.QuotaMinWait = time.Second
+	cfg.QuotaWait = time.Second
 	if tune != nil {
 		tune(&cfg)
 	}

@@ -123,11 +123,12 @@ func TestAdsMappingsOverHTTP(t *testing.T) {
 	}
 
 	status, body = f.json(t, "PATCH", path, f.admin, map[string]any{"enabled": false})
-	if m := body["mapping"].(map[string]any); status != 200 || m["enabled"] != false || !strings.Contains(m["disabledReason"].(string), "key:") {
+	if m := body["mapping"].(map[string]any); status != 200 || m["enabled"] != false || !strings.Contains(m["disabledReason"].(string), "key:") ||
+		m["disabledCause"] != "user" {
 		t.Fatalf("disable: %d %v", status, body)
 	}
 	status, body = f.json(t, "PATCH", path, f.admin, map[string]any{"enabled": true})
-	if m := body["mapping"].(map[string]any); status != 200 || m["enabled"] != true || m["disabledReason"] != nil {
+	if m := body["mapping"].(map[string]any); status != 200 || m["enabled"] != true || m["disabledReason"] != nil || m["disabledCause"] != nil {
 		t.Fatalf("enable: %d %v", status, body)
 	}
 
@@ -136,8 +137,21 @@ func TestAdsMappingsOverHTTP(t *testing.T) {
 	if status != 200 || len(body["disabledMappings"].([]any)) != 1 {
 		t.Fatalf("account change: %d %v", status, body)
 	}
-	if _, body := f.json(t, "GET", path, f.admin, nil); body["mapping"].(map[string]any)["enabled"] != false {
+	if _, body := f.json(t, "GET", path, f.admin, nil); body["mapping"].(map[string]any)["enabled"] != false ||
+		body["mapping"].(map[string]any)["disabledCause"] != "account_change" {
 		t.Fatalf("mapping of the previous account still enabled: %v", body)
+	}
+	// It cannot be re-enabled, not even after going back to the previous account: its queued rows
+	// were meant for an account the connection no longer names.
+	f.json(t, "PUT", "/api/admin/ads/connection/account", f.admin,
+		map[string]any{"conversionCustomerId": googlefake.DefaultCustomerID, "loginCustomerId": googlefake.DefaultManagerID})
+	status, body = f.json(t, "PATCH", path, f.admin, map[string]any{"enabled": true})
+	if msg, _ := body["message"].(string); status != 409 || body["error"] != "conflict" || !strings.Contains(msg, "create a new mapping") {
+		t.Fatalf("re-enable after an account change: %d %v", status, body)
+	}
+	if _, body := f.json(t, "GET", "/api/admin/ads/verification", f.admin, nil); len(body["mappings"].([]any)) != 1 ||
+		!strings.Contains(body["mappings"].([]any)[0].(map[string]any)["blocker"].(string), "create a new mapping") {
+		t.Fatalf("verification of a retired mapping: %v", body)
 	}
 
 	actions := f.auditActions(t)

@@ -211,6 +211,8 @@ func verifyMapping(m controlplane.AdMapping, ready bool, pageView, event time.Ti
 	mv := MappingVerification{MappingID: m.MappingID, SourceID: m.SourceID, Milestone: m.Milestone,
 		ConversionActionID: m.ConversionActionID, Enabled: m.Enabled, ValidationOnly: m.ValidationOnly}
 	switch {
+	case !m.Enabled && m.Retired():
+		mv.Blocker = "the mapping is disabled (" + m.DisabledReason + ") and cannot be re-enabled: create a new mapping with POST /api/admin/ads/mappings"
 	case !m.Enabled:
 		mv.Blocker = "the mapping is disabled (" + m.DisabledReason + "): re-enable it with PATCH /api/admin/ads/mappings/" + m.MappingID + ` {"enabled": true}`
 	case !ready:

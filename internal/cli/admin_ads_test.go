@@ -111,6 +111,17 @@ func TestAdsCommands(t *testing.T) {
 	if updated.FixedValueCents != nil || updated.FixedCurrency != "" || updated.ValidationOnly {
 		t.Fatalf("update printed %+v", updated)
 	}
+	// A mapping the user disabled comes back on the same connection and account.
+	var toggled controlplane.AdMapping
+	must(&toggled, "admin", "ads", "mapping", "update", "acme", m.MappingID, "--enabled=false")
+	if toggled.Enabled || toggled.DisabledCause != controlplane.AdDisabledByUser {
+		t.Fatalf("disable printed %+v", toggled)
+	}
+	toggled = controlplane.AdMapping{}
+	must(&toggled, "admin", "ads", "mapping", "update", "acme", m.MappingID, "--enabled=true")
+	if !toggled.Enabled {
+		t.Fatalf("re-enable printed %+v", toggled)
+	}
 	var ms []controlplane.AdMapping
 	must(&ms, "admin", "ads", "mapping", "list", "acme")
 	if len(ms) != 1 {
@@ -160,6 +171,8 @@ func TestAdsCommands(t *testing.T) {
 	if disconnected.State != "disconnected" {
 		t.Fatalf("disconnect printed %+v", disconnected)
 	}
+	// A mapping a disconnection disabled never uploads again.
+	fails("create a new mapping", "admin", "ads", "mapping", "update", "acme", m.MappingID, "--enabled=true")
 
 	entries, err := tenant.Store.AuditLog(testenv.Ctx(t), tenant.Source.WorkspaceID, 100)
 	if err != nil {

@@ -199,6 +199,26 @@ func (c *AdConnections) SetLastError(ctx context.Context, actor, workspaceID, me
 	return c.setLastError(ctx, actor, workspaceID, "ads_connection.error", message)
 }
 
+// CredentialRefused records message as the connection's last error when the platform refused
+// refreshToken (invalid_grant: revoked, expired, or the user's password changed) and refreshToken is
+// still the stored credential; the state stays connected (the spec's connection table has no other
+// transition) until the user reconnects, which clears the error. It reports whether it recorded:
+// when the credential was replaced meanwhile (a reconnect) or the connection ended, the refusal is
+// old news and the connection is left alone.
+func (c *AdConnections) CredentialRefused(ctx context.Context, actor, workspaceID, refreshToken, message string) (bool, error) {
+	a, ok, err := c.Get(ctx, workspaceID)
+	if err != nil || !ok || !a.Connected() || a.tokenEnc == "" {
+		return false, err
+	}
+	if tok, err := c.keys.Open(a.tokenEnc, a.WorkspaceID); err != nil || tok != refreshToken {
+		return false, nil
+	}
+	if _, err := c.setLastError(ctx, actor, workspaceID, "ads_connection.credential_refused", message); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 // DisconnectUnconfirmed records a disconnection the platform did not confirm: the connection stays
 // connected with its credential (spec: Connection, "revocation cannot be confirmed"), and the
 // message is shown until a retry succeeds.

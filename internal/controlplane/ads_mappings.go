@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -12,6 +13,23 @@ import (
 
 // AdMilestones are the server-event names a mapping may upload (spec Events 5), in funnel order.
 var AdMilestones = []string{"install", "trial_started", "trial_converted", "qualified", "paid"}
+
+// Why a mapping was disabled (AdMapping.DisabledCause).
+const (
+	// AdDisabledByUser: a user disabled the mapping; it may be re-enabled on the same connection
+	// and account.
+	AdDisabledByUser = "user"
+	// AdDisabledByAccountChange: the connection's conversion or manager account changed; the
+	// mapping names an action of the previous account and never comes back.
+	AdDisabledByAccountChange = "account_change"
+	// AdDisabledByDisconnect: the connection was disconnected; no upload goes through its mappings
+	// again (spec: "no new uploads until a new connection and mapping exist").
+	AdDisabledByDisconnect = "disconnect"
+)
+
+// userDisabledPrefix starts the disabled reason the setup writes for a user's disable; mappings
+// disabled before DisabledCause existed are told apart by it.
+const userDisabledPrefix = "disabled by "
 
 // AdMapping sends one milestone of one tracking source to one conversion action. The mapping rules
 // (what may be created or changed when) live in the uploader's setup service; this is storage.
@@ -29,15 +47,37 @@ type AdMapping struct {
 	FixedValueCents  *int64 `json:"fixedValueCents,omitempty"`
 	FixedCurrency    string `json:"fixedCurrency,omitempty"`
 	ConsentConfirmed bool   `json:"consentConfirmed"`
-	// ValidationOnly sends events with validateOnly; it is read at send time.
+	// ValidationOnly: events filed while it is on are sent with validateOnly, even when sent after it
+	// was turned off (the upload row records it when filed); while it is on, nothing is sent live.
 	ValidationOnly bool `json:"validationOnly"`
 	Enabled        bool `json:"enabled"`
 	// DisabledReason says why a mapping was disabled (account changed, disconnected, by a user).
 	DisabledReason string `json:"disabledReason,omitempty"`
+	// DisabledCause is user, account_change or disconnect while disabled, empty while enabled.
+	DisabledCause string `json:"disabledCause,omitempty"`
 	// CreatedAt bounds the events the mapping uploads: events before it are never uploaded.
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
 }
+
+// Retired reports whether a disabled mapping can never be re-enabled: the account changed or the
+// connection ended after it was made. A mapping disabled before DisabledCause was stored counts as
+// retired unless its reason is a user's disable.
+func (a AdMapping) Retired() bool {
+	if a.Enabled {
+		return false
+	}
+	switch a.DisabledCause {
+	case AdDisabledByAccountChange, AdDisabledByDisconnect:
+		return true
+	case AdDisabledByUser:
+		return false
+	}
+	return a.DisabledReason != "" && !strings.HasPrefix(a.DisabledReason, userDisabledPrefix)
+}
+
+// UserDisabledReason is the disabled reason of a mapping actor disabled.
+func UserDisabledReason(actor string) string { return userDisabledPrefix + actor }
 
 // AdMappings stores ad mappings.
 type AdMappings struct{ s *Store }
@@ -81,7 +121,7 @@ func (m *AdMappings) query(ctx context.Context, q string, args ...any) ([]AdMapp
 		var consent, validation, enabled uint8
 		if err := rows.Scan(&a.MappingID, &a.WorkspaceID, &a.ConnectionID, &a.SourceID, &a.Milestone, &a.ConversionActionID,
 			&a.ConversionActionName, &value, &a.FixedCurrency, &consent, &validation, &enabled, &a.DisabledReason,
-			&a.CreatedAt, &a.UpdatedAt); err != nil {
+			&a.CreatedAt, &a.UpdatedAt, &a.DisabledCause); err != nil {
 			return nil, fmt.Errorf("scan ad mapping: %w", err)
 		}
 		if value > 0 {
@@ -122,7 +162,7 @@ func (m *AdMappings) Update(ctx context.Context, actor string, a AdMapping) (AdM
 	}
 	a.SourceID, a.Milestone, a.CreatedAt = old.SourceID, old.Milestone, old.CreatedAt
 	if a.Enabled {
-		a.DisabledReason = ""
+		a.DisabledReason, a.DisabledCause = "", ""
 	}
 	before, after := mappingFields(old), mappingFields(a)
 	details := map[string]string{}
@@ -149,22 +189,30 @@ func (m *AdMappings) Update(ctx context.Context, actor string, a AdMapping) (AdM
 	return a, m.audit(ctx, actor, action, a, details)
 }
 
-// DisableAll disables every enabled mapping of the workspace, recording reason, and returns them.
-func (m *AdMappings) DisableAll(ctx context.Context, actor, workspaceID, reason string) ([]AdMapping, error) {
+// DisableAll disables every enabled mapping of the workspace, recording cause (account_change or
+// disconnect) and reason, and returns them. Mappings a user had disabled get the same cause and
+// reason, so that none of them can be re-enabled against the new account or connection either.
+func (m *AdMappings) DisableAll(ctx context.Context, actor, workspaceID, cause, reason string) ([]AdMapping, error) {
+	if cause != AdDisabledByAccountChange && cause != AdDisabledByDisconnect {
+		return nil, fmt.Errorf("%w: disable cause %q", ErrInvalid, cause)
+	}
 	ms, err := m.List(ctx, workspaceID)
 	if err != nil {
 		return nil, err
 	}
 	var out []AdMapping
 	for _, a := range ms {
-		if !a.Enabled {
+		if a.Retired() {
 			continue
 		}
-		a.Enabled, a.DisabledReason = false, reason
+		enabled := a.Enabled
+		a.Enabled, a.DisabledReason, a.DisabledCause = false, reason, cause
 		if a, err = m.Update(ctx, actor, a); err != nil {
 			return out, err
 		}
-		out = append(out, a)
+		if enabled {
+			out = append(out, a)
+		}
 	}
 	return out, nil
 }
@@ -173,7 +221,8 @@ func (m *AdMappings) write(ctx context.Context, a AdMapping) (AdMapping, error) 
 	a.UpdatedAt = m.s.now().UTC().Truncate(time.Second)
 	if err := m.s.insert(ctx, insertAdMapping, []any{a.MappingID, a.WorkspaceID, a.ConnectionID, a.SourceID, a.Milestone,
 		a.ConversionActionID, a.ConversionActionName, a.FixedValueCents, a.FixedCurrency, boolByte(a.ConsentConfirmed),
-		boolByte(a.ValidationOnly), boolByte(a.Enabled), a.DisabledReason, a.CreatedAt, a.UpdatedAt, m.s.version()}); err != nil {
+		boolByte(a.ValidationOnly), boolByte(a.Enabled), a.DisabledReason, a.CreatedAt, a.UpdatedAt, m.s.version(),
+		a.DisabledCause}); err != nil {
 		return AdMapping{}, fmt.Errorf("write ad mapping: %w", err)
 	}
 	return a, nil
@@ -189,7 +238,7 @@ func mappingFields(a AdMapping) map[string]string {
 		"conversionActionId": a.ConversionActionID, "conversionActionName": a.ConversionActionName,
 		"fixedValueCents": value, "fixedCurrency": a.FixedCurrency, "consentConfirmed": strconv.FormatBool(a.ConsentConfirmed),
 		"validationOnly": strconv.FormatBool(a.ValidationOnly), "enabled": strconv.FormatBool(a.Enabled),
-		"disabledReason": a.DisabledReason}
+		"disabledReason": a.DisabledReason, "disabledCause": a.DisabledCause}
 }
 
 func (m *AdMappings) audit(ctx context.Context, actor, action string, a AdMapping, details map[string]string) error {

@@ -16,14 +16,14 @@ FROM ad_connections WHERE workspace_id = ? GROUP BY connection_id ORDER BY v DES
 
 	insertAdMapping = `INSERT INTO ad_mappings (mapping_id, workspace_id, connection_id, source_id, milestone,
 conversion_action_id, conversion_action_name, fixed_value_cents, fixed_currency, consent_confirmed,
-validation_only, enabled, disabled_reason, created_at, updated_at, version)`
+validation_only, enabled, disabled_reason, created_at, updated_at, version, disabled_cause)`
 	// fixed_value_cents goes through ifNull: argMax skips NULL arguments, so a value removed in the
 	// latest version would otherwise come back from an older one. 0 means none (values are positive).
 	selectAdMappingColumns = `SELECT mapping_id, argMax(workspace_id, version), argMax(connection_id, version),
 argMax(source_id, version), toString(argMax(milestone, version)), argMax(conversion_action_id, version),
 argMax(conversion_action_name, version), argMax(ifNull(fixed_value_cents, 0), version), argMax(fixed_currency, version),
 argMax(consent_confirmed, version), argMax(validation_only, version), argMax(enabled, version) AS en,
-argMax(disabled_reason, version), min(created_at) AS created, max(updated_at)
+argMax(disabled_reason, version), min(created_at) AS created, max(updated_at), argMax(disabled_cause, version)
 FROM ad_mappings `
 	selectAdMappings     = selectAdMappingColumns + `WHERE workspace_id = ? GROUP BY mapping_id ORDER BY created, mapping_id`
 	selectAdMapping      = selectAdMappingColumns + `WHERE workspace_id = ? AND mapping_id = ? GROUP BY mapping_id`

@@ -195,7 +195,10 @@ func TestAdMappingsStoreVersionsAndAudit(t *testing.T) {
 	if enabled, err := maps.ListEnabled(ctx); err != nil || len(enabled) != 2 {
 		t.Fatalf("enabled: %d %v", len(enabled), err)
 	}
-	disabled, err := maps.DisableAll(ctx, "cli", w.ID, "conversion account changed")
+	if _, err := maps.DisableAll(ctx, "cli", w.ID, "bogus", "x"); !errors.Is(err, controlplane.ErrInvalid) {
+		t.Fatalf("disable all with an unknown cause: %v", err)
+	}
+	disabled, err := maps.DisableAll(ctx, "cli", w.ID, controlplane.AdDisabledByAccountChange, "conversion account changed")
 	if err != nil || len(disabled) != 2 {
 		t.Fatalf("disable all: %d %v", len(disabled), err)
 	}
@@ -204,7 +207,7 @@ func TestAdMappingsStoreVersionsAndAudit(t *testing.T) {
 		t.Fatalf("list: %+v %v", all, err)
 	}
 	for _, a := range all {
-		if a.Enabled || a.DisabledReason != "conversion account changed" {
+		if a.Enabled || a.DisabledReason != "conversion account changed" || a.DisabledCause != controlplane.AdDisabledByAccountChange || !a.Retired() {
 			t.Errorf("not disabled: %+v", a)
 		}
 	}
@@ -212,7 +215,8 @@ func TestAdMappingsStoreVersionsAndAudit(t *testing.T) {
 		t.Fatalf("enabled after disable: %d %v", len(enabled), err)
 	}
 	all[0].Enabled = true
-	if re, err := maps.Update(ctx, "cli", all[0]); err != nil || re.DisabledReason != "" {
+	// Storage does not apply the re-enable rule (the setup does); enabling clears reason and cause.
+	if re, err := maps.Update(ctx, "cli", all[0]); err != nil || re.DisabledReason != "" || re.DisabledCause != "" {
 		t.Fatalf("re-enable: %+v %v", re, err)
 	}
 	want := "ads_mapping.create ads_mapping.update ads_mapping.validation_only ads_mapping.create ads_mapping.disable ads_mapping.disable ads_mapping.enable"
@@ -242,5 +246,80 @@ func TestAdConversionActionCacheReplaces(t *testing.T) {
 	}
 	if got := adAuditActions(t, s, w.ID, "ads_conversion_actions."); len(got) != 2 {
 		t.Errorf("audit %v", got)
+	}
+}
+
+// TestAdCredentialRefusedOnlyForTheStoredToken: a refusal of the stored credential shows on the
+// connection (still connected, no token in the text); a refusal of a credential a reconnect
+// already replaced is ignored, and a reconnect clears the error.
+func TestAdCredentialRefusedOnlyForTheStoredToken(t *testing.T) {
+	s, w := adsWorkspace(t)
+	ctx := testenv.Ctx(t)
+	conns := s.AdConnections(keyring(t, testKey("k1", 'a')))
+	const old, replacement = "1//refused-refresh-token", "1//replacement-refresh-token"
+	if ok, err := conns.CredentialRefused(ctx, "system:uploader", w.ID, old, "refused"); err != nil || ok {
+		t.Fatalf("never connected: %v %v", ok, err)
+	}
+	if _, err := conns.Connect(ctx, "cli", w.ID, old, []string{"a"}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := conns.CredentialRefused(ctx, "system:uploader", w.ID, old, "refused: connect again"); err != nil || !ok {
+		t.Fatalf("stored token refused: %v %v", ok, err)
+	}
+	c, _, err := conns.Get(ctx, w.ID)
+	if err != nil || !c.Connected() || c.LastError != "refused: connect again" {
+		t.Fatalf("connection %+v %v", c, err)
+	}
+	if _, err := conns.Connect(ctx, "cli", w.ID, replacement, []string{"a"}); err != nil {
+		t.Fatal(err)
+	}
+	if c, _, _ = conns.Get(ctx, w.ID); c.LastError != "" {
+		t.Fatalf("a reconnect keeps the error %q", c.LastError)
+	}
+	if ok, err := conns.CredentialRefused(ctx, "system:uploader", w.ID, old, "refused: connect again"); err != nil || ok {
+		t.Fatalf("a replaced token's refusal recorded: %v %v", ok, err)
+	}
+	if c, _, _ = conns.Get(ctx, w.ID); c.LastError != "" {
+		t.Fatalf("error after a stale refusal: %q", c.LastError)
+	}
+	if got := strings.Join(adAuditActions(t, s, w.ID, "ads_connection.credential_refused"), " "); got != "ads_connection.credential_refused" {
+		t.Fatalf("audit %q", got)
+	}
+}
+
+// TestAdMappingsDisableAllRetiresUserDisabled: an account change retires every mapping, including
+// one a user had disabled, which could otherwise be re-enabled against the new account.
+func TestAdMappingsDisableAllRetiresUserDisabled(t *testing.T) {
+	s, w := adsWorkspace(t)
+	ctx := testenv.Ctx(t)
+	maps := s.AdMappings()
+	mk := func(action string) controlplane.AdMapping {
+		m, err := maps.Create(ctx, "cli", controlplane.AdMapping{WorkspaceID: w.ID, ConnectionID: "c1", SourceID: "s1", Milestone: "paid",
+			ConversionActionID: action, ConversionActionName: "A" + action, ConsentConfirmed: true, ValidationOnly: true, Enabled: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	enabled, userOff := mk("1"), mk("2")
+	userOff.Enabled, userOff.DisabledReason, userOff.DisabledCause = false, controlplane.UserDisabledReason("cli"), controlplane.AdDisabledByUser
+	userOff, err := maps.Update(ctx, "cli", userOff)
+	if err != nil || userOff.Retired() || userOff.DisabledCause != controlplane.AdDisabledByUser {
+		t.Fatalf("user disabled: %+v %v", userOff, err)
+	}
+	disabled, err := maps.DisableAll(ctx, "cli", w.ID, controlplane.AdDisabledByDisconnect, "advertising connection disconnected")
+	if err != nil || len(disabled) != 1 || disabled[0].MappingID != enabled.MappingID {
+		t.Fatalf("disabled %+v %v", disabled, err)
+	}
+	for _, id := range []string{enabled.MappingID, userOff.MappingID} {
+		m, err := maps.Get(ctx, w.ID, id)
+		if err != nil || !m.Retired() || m.DisabledCause != controlplane.AdDisabledByDisconnect {
+			t.Fatalf("mapping %+v %v", m, err)
+		}
+	}
+	// Mappings disabled before the cause was stored: only a user's disable may come back.
+	legacy := controlplane.AdMapping{DisabledReason: "conversion account changed from none to 1234567890"}
+	if !legacy.Retired() || (controlplane.AdMapping{DisabledReason: controlplane.UserDisabledReason("x")}).Retired() {
+		t.Fatal("legacy disabled reasons")
 	}
 }

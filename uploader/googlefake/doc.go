@@ -23,8 +23,9 @@
 // Outcomes are scripted through the click IDs of the events, so a test (or a local demo) states
 // the result in its data: "fake-<REASON>-…" fails asynchronously with
 // PROCESSING_ERROR_REASON_<REASON> (any reason string, known or not), "warn-<REASON>-…" succeeds
-// with a PROCESSING_WARNING_REASON_<REASON> warning, "invalid-…" fails fast-fail validation with
-// INVALID_FORMAT at that event's index, and anything else succeeds. The same transactionId and
+// with a PROCESSING_WARNING_REASON_<REASON> warning, "failed-…" fails asynchronously without any
+// error count (FAILED with no errorInfo, which the platform may report), "invalid-…" fails
+// fast-fail validation with INVALID_FORMAT at that event's index, and anything else succeeds. The same transactionId and
 // productDestinationId accepted twice yields DUPLICATE_TRANSACTION_ID on the later request.
 // FailIngest, FailRetrieve and FailRevocation script HTTP failures; Requests records every request
 // so tests can assert what was sent.

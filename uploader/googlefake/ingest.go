@@ -88,6 +88,9 @@ type destOutcome struct {
 	records  int64
 	errors   reasonCounts
 	warnings reasonCounts
+	// unexplained counts events that failed without a reason ("failed-…" click IDs): the platform
+	// may report FAILED without error counts.
+	unexplained int64
 }
 
 // reasonCounts keeps reasons in first-seen order so the response is deterministic.
@@ -377,6 +380,10 @@ func (f *Fake) accept(id string, req *wireIngest) {
 			}
 			out.records++
 			click := clickID(e)
+			if strings.HasPrefix(click, "failed-") {
+				out.unexplained++
+				continue
+			}
 			if reason := scriptedReason(click, "fake-"); reason != "" {
 				out.errors.add(processingError(reason))
 				continue

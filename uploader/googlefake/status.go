@@ -45,7 +45,8 @@ func (r *reasonCounts) wire() []reasonCount {
 
 // retrieve is GET /v1/requestStatus:retrieve?requestId=. A request stays PROCESSING (status only)
 // for Config.ProcessingDelay; then each destination is SUCCESS, PARTIAL_SUCCESS or FAILED, with
-// errorInfo only on the last two and warningInfo whenever there are warnings.
+// errorInfo only on the last two (and only for failures with a reason) and warningInfo whenever
+// there are warnings.
 func (f *Fake) retrieve(w http.ResponseWriter, r *http.Request) {
 	if !f.authenticate(w, r, scopeDataManager, methodRetrieve) {
 		return
@@ -88,7 +89,7 @@ func (f *Fake) statusOf(rec *ingestRecord) statusResponse {
 			continue
 		}
 		ds.EventsIngestionStatus = &ingestionStatus{RecordCount: strconv.FormatInt(d.records, 10)}
-		failed := d.errors.total()
+		failed := d.errors.total() + d.unexplained
 		switch {
 		case failed == 0:
 			ds.RequestStatus = "SUCCESS"
@@ -97,7 +98,7 @@ func (f *Fake) statusOf(rec *ingestRecord) statusResponse {
 		default:
 			ds.RequestStatus = "PARTIAL_SUCCESS"
 		}
-		if failed > 0 {
+		if d.errors.total() > 0 {
 			ds.ErrorInfo = &errorCounts{ErrorCounts: d.errors.wire()}
 		}
 		if len(d.warnings.order) > 0 {
