@@ -78,7 +78,7 @@ func (s *Store) CreateWorkspace(ctx context.Context, actor, slug, name, status s
 		return Workspace{}, err
 	}
 	if _, err := s.WorkspaceBySlug(ctx, slug); err == nil {
-		return Workspace{}, fmt.Errorf("%w: workspace %q", ErrConflict, slug)
+		return Workspace{}, fmt.Errorf("%w: workspace %q already exists", ErrConflict, slug)
 	}
 	now := s.now().UTC().Truncate(time.Second)
 	w := Workspace{ID: uuid.Must(uuid.NewV7()).String(), Slug: slug, Name: name, SubscriptionStatus: status,

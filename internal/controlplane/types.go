@@ -11,7 +11,7 @@ import (
 // Sentinel errors; HTTP edges map them to statuses in one table.
 var (
 	ErrNotFound     = errors.New("not found")
-	ErrConflict     = errors.New("already exists")
+	ErrConflict     = errors.New("conflict")
 	ErrInvalid      = errors.New("invalid")
 	ErrInvalidKey   = errors.New("missing, invalid or revoked key")
 	ErrInactiveSubs = errors.New("workspace lacks an active subscription")
