@@ -14,13 +14,9 @@ import (
 // ClickHouse engine as well (the benchmark itself runs them on the stack's 18.16), over the
 // migrated schema and one queue row, with the arguments inlined as the driver binds them.
 func TestUploadQueriesRunOnCurrentClickHouse(t *testing.T) {
-	ms, err := schemas.Migrations()
+	statements, err := schemas.MigrationStatements()
 	if err != nil {
 		t.Fatal(err)
-	}
-	var statements []string
-	for _, m := range ms {
-		statements = append(statements, m.Statements...)
 	}
 	statements = append(statements,
 		`INSERT INTO upload_queue (row_id, workspace_id, mapping_id, source_id, event_id_hash, transaction_id, milestone,

@@ -11,13 +11,9 @@ import (
 // TestAdsQueriesRunOnCurrentClickHouse runs the advertising selects on the current ClickHouse
 // engine; the ads tests run them on the local 18.16 server.
 func TestAdsQueriesRunOnCurrentClickHouse(t *testing.T) {
-	ms, err := schemas.Migrations()
+	statements, err := schemas.MigrationStatements()
 	if err != nil {
 		t.Fatal(err)
-	}
-	var statements []string
-	for _, m := range ms {
-		statements = append(statements, m.Statements...)
 	}
 	n := 0
 	for _, q := range AdsQueries() {

@@ -11,13 +11,9 @@ import (
 // TestQueriesRunOnCurrentClickHouse runs every control-plane query on the current ClickHouse
 // engine; the store tests run them on the local 18.16 server.
 func TestQueriesRunOnCurrentClickHouse(t *testing.T) {
-	ms, err := schemas.Migrations()
+	statements, err := schemas.MigrationStatements()
 	if err != nil {
 		t.Fatal(err)
-	}
-	var statements []string
-	for _, m := range ms {
-		statements = append(statements, m.Statements...)
 	}
 	bind := func(q string) string {
 		q = strings.ReplaceAll(q, "LIMIT ?", "LIMIT 10")

@@ -11,13 +11,9 @@ import (
 // TestExclusionQueriesRunOnCurrentClickHouse runs the customer-exclusion SQL on the current
 // ClickHouse engine; the exclusion tests run it on the local 18.16 server.
 func TestExclusionQueriesRunOnCurrentClickHouse(t *testing.T) {
-	ms, err := schemas.Migrations()
+	statements, err := schemas.MigrationStatements()
 	if err != nil {
 		t.Fatal(err)
-	}
-	var statements []string
-	for _, m := range ms {
-		statements = append(statements, m.Statements...)
 	}
 	statements = append(statements,
 		insertExclusion+" SELECT workspace_id, shop_domain, app_id, excluded, reason, updated_at, version FROM customer_exclusions WHERE 0")

@@ -11,13 +11,9 @@ import (
 // TestPartnerQueriesRunOnCurrentClickHouse runs the partner-connection selects on the current
 // ClickHouse engine; the partner tests run them on the local 18.16 server.
 func TestPartnerQueriesRunOnCurrentClickHouse(t *testing.T) {
-	ms, err := schemas.Migrations()
+	statements, err := schemas.MigrationStatements()
 	if err != nil {
 		t.Fatal(err)
-	}
-	var statements []string
-	for _, m := range ms {
-		statements = append(statements, m.Statements...)
 	}
 	for _, q := range PartnerQueries() {
 		if strings.HasPrefix(q, "SELECT") {

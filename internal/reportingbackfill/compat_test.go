@@ -16,13 +16,9 @@ import (
 // and a filter-less view, one without a version and with a filter, as a golden file.
 func TestStatementsRunOnCurrentClickHouse(t *testing.T) {
 	conn := pipeline.Migrated(t).Conn
-	ms, err := schemas.Migrations()
+	statements, err := schemas.MigrationStatements()
 	if err != nil {
 		t.Fatal(err)
-	}
-	var statements []string
-	for _, m := range ms {
-		statements = append(statements, m.Statements...)
 	}
 	statements = append(statements, "SELECT DISTINCT copy FROM "+schemas.CopyBackfillsTable)
 	var golden []string

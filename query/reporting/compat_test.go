@@ -73,13 +73,9 @@ func TestQueriesRunOnCurrentClickHouse(t *testing.T) {
 		}
 	}
 
-	ms, err := schemas.Migrations()
+	statements, err := schemas.MigrationStatements()
 	if err != nil {
 		t.Fatal(err)
-	}
-	var statements []string
-	for _, m := range ms {
-		statements = append(statements, m.Statements...)
 	}
 	statements = append(statements, sampleRows...)
 	sent := map[string]bool{}

@@ -16,13 +16,9 @@ import (
 // current ClickHouse engine (the other tests run them on 18.16), over a few rows written through
 // the materialized views, with the arguments inlined the way the driver's client-side binding does.
 func TestQueriesRunOnCurrentClickHouse(t *testing.T) {
-	ms, err := schemas.Migrations()
+	statements, err := schemas.MigrationStatements()
 	if err != nil {
 		t.Fatal(err)
-	}
-	var statements []string
-	for _, m := range ms {
-		statements = append(statements, m.Statements...)
 	}
 	statements = append(statements,
 		`INSERT INTO browser_events (event_id, source_id, workspace_id, app_id, acquisition_id, name, occurred_at, first_tracker_ref, first_gclid)
