@@ -2,7 +2,6 @@ package processors
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -58,41 +57,7 @@ func clickView(id, acq string, at time.Duration, ft schemas.FirstTouch) schemas.
 // when called.
 func readUploadJobs(t *testing.T, e env) []*kgo.Record {
 	t.Helper()
-	ctx := testenv.Ctx(t)
-	topic := e.kc.Topic(schemas.TopicUploadJobs)
-	ends, err := kadm.NewClient(e.producer).ListEndOffsets(ctx, topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[int32]int64{}
-	ends.Each(func(o kadm.ListedOffset) {
-		if o.Offset > 0 {
-			want[o.Partition] = o.Offset
-		}
-	})
-	cl, err := kgo.NewClient(kgo.SeedBrokers(e.kc.Brokers...), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	var out []*kgo.Record
-	for len(want) > 0 {
-		fs := cl.PollFetches(pctx)
-		if pctx.Err() != nil {
-			t.Fatalf("upload jobs: partitions %v not read to their end", want)
-		}
-		fs.EachRecord(func(r *kgo.Record) {
-			if end, ok := want[r.Partition]; ok && r.Offset < end {
-				out = append(out, r)
-				if r.Offset == end-1 {
-					delete(want, r.Partition)
-				}
-			}
-		})
-	}
-	return out
+	return testenv.ReadToEnd(t, e.kc.Brokers, e.producer, e.kc.Topic(schemas.TopicUploadJobs))
 }
 
 // drained waits until the consumer's group committed to the end of the server-events topic: the

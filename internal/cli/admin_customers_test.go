@@ -1,15 +1,12 @@
 package cli_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/revtrack/revtrack/internal/cli"
 	"github.com/revtrack/revtrack/internal/controlplane"
 	"github.com/revtrack/revtrack/internal/partnerfake"
 	"github.com/revtrack/revtrack/internal/testenv"
@@ -19,15 +16,7 @@ import (
 // then excludes, lists and lifts with `revtrack admin customer`, and checks the audit log.
 func TestCustomerExclusionCommands(t *testing.T) {
 	chc := testenv.ClickHouseConfig(t)
-	rc := testenv.RedisConfig(t)
-	run := func(args ...string) (string, string, int) {
-		t.Helper()
-		var out, logs bytes.Buffer
-		args = append(args, "--clickhouse-addr", chc.Addr, "--clickhouse-database", chc.Database, "--redis-addr", rc.Addr,
-			"--redis-key-prefix", rc.KeyPrefix)
-		code := cli.Execute(context.Background(), args, &out, &logs)
-		return out.String(), logs.String(), code
-	}
+	run := cliRunner(t, chc)
 	must := func(args ...string) string {
 		t.Helper()
 		out, logs, code := run(args...)

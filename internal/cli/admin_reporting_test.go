@@ -1,12 +1,9 @@
 package cli_test
 
 import (
-	"bytes"
-	"context"
 	"strings"
 	"testing"
 
-	"github.com/revtrack/revtrack/internal/cli"
 	"github.com/revtrack/revtrack/internal/clickhousex"
 	"github.com/revtrack/revtrack/internal/testenv"
 )
@@ -16,15 +13,7 @@ import (
 // and summarises nothing, and an unknown workspace is refused.
 func TestReportingBackfillCommand(t *testing.T) {
 	chc := testenv.ClickHouseConfig(t)
-	rc := testenv.RedisConfig(t)
-	run := func(args ...string) (string, string, int) {
-		t.Helper()
-		var out, logs bytes.Buffer
-		args = append(args, "--clickhouse-addr", chc.Addr, "--clickhouse-database", chc.Database, "--redis-addr", rc.Addr,
-			"--redis-key-prefix", rc.KeyPrefix)
-		code := cli.Execute(context.Background(), args, &out, &logs)
-		return out.String(), logs.String(), code
-	}
+	run := cliRunner(t, chc)
 	if _, logs, code := run("admin", "reporting", "backfill"); code != 0 { // migrates the fresh database
 		t.Fatalf("exit %d: %s", code, logs)
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/revtrack/revtrack/internal/kafkax"
@@ -250,41 +249,13 @@ func (m *matcher) click(t *testing.T, eventID, acq string) string {
 // jobs reads the upload-jobs topic to its end.
 func (m *matcher) jobs(t *testing.T) []schemas.UploadJob {
 	t.Helper()
-	ctx := testenv.Ctx(t)
-	topic := m.kc.Topic(schemas.TopicUploadJobs)
-	ends, err := kadm.NewClient(m.p).ListEndOffsets(ctx, topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[int32]int64{}
-	ends.Each(func(o kadm.ListedOffset) {
-		if o.Offset > 0 {
-			want[o.Partition] = o.Offset
-		}
-	})
-	cl, err := kgo.NewClient(kgo.SeedBrokers(m.kc.Brokers...), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
 	var out []schemas.UploadJob
-	for len(want) > 0 {
-		fs := cl.PollFetches(ctx)
-		if err := ctx.Err(); err != nil {
-			t.Fatalf("upload jobs: partitions %v not read to their end: %v", want, err)
+	for _, r := range testenv.ReadToEnd(t, m.kc.Brokers, m.p, m.kc.Topic(schemas.TopicUploadJobs)) {
+		var j schemas.UploadJob
+		if err := json.Unmarshal(r.Value, &j); err != nil {
+			t.Fatal(err)
 		}
-		fs.EachRecord(func(r *kgo.Record) {
-			if end, ok := want[r.Partition]; ok && r.Offset < end {
-				var j schemas.UploadJob
-				if err := json.Unmarshal(r.Value, &j); err != nil {
-					t.Fatal(err)
-				}
-				out = append(out, j)
-				if r.Offset == end-1 {
-					delete(want, r.Partition)
-				}
-			}
-		})
+		out = append(out, j)
 	}
 	return out
 }
