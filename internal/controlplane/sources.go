@@ -326,7 +326,9 @@ func (s *Store) AuthenticateServerKey(ctx context.Context, private, pk, teamSlug
 }
 
 // AuthenticatePrivateKey resolves a tracking private key used as a bearer key for reading (the
-// specification lets it read MCP data).
+// specification lets it read MCP data). A rotated-away key and the key of a disabled source are
+// ErrInvalidKey: a source that may not send events may not read either. Both are seen at once on
+// every instance, because rotation and disabling overwrite the cached entry this reads.
 func (s *Store) AuthenticatePrivateKey(ctx context.Context, private string) (Principal, error) {
 	if !strings.HasPrefix(private, PrivateKeyPrefix) {
 		return Principal{}, ErrInvalidKey
@@ -339,7 +341,7 @@ func (s *Store) AuthenticatePrivateKey(ctx context.Context, private string) (Pri
 		}
 		return Principal{}, err
 	}
-	if subtle.ConstantTimeCompare([]byte(cs.PrivateKeyHash), []byte(h)) != 1 {
+	if subtle.ConstantTimeCompare([]byte(cs.PrivateKeyHash), []byte(h)) != 1 || !cs.Enabled {
 		return Principal{}, ErrInvalidKey
 	}
 	return Principal{WorkspaceID: cs.WorkspaceID, KeyID: "source:" + cs.ID, Scope: ScopeRead, SourceID: cs.ID}, nil

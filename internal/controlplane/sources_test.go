@@ -129,3 +129,34 @@ func TestSourceKeyRotationAndDisableAreImmediate(t *testing.T) {
 	}
 	assertNoPlaintext(t, a, sk, sk2)
 }
+
+// A disabled source's private key reads nothing, on an instance that had cached it and with a cold
+// cache; enabling the source again restores it.
+func TestDisabledSourcePrivateKeyIsRefusedAtOnce(t *testing.T) {
+	a, b, flush := twoInstancesWithFlush(t)
+	withSelectedApp(t, a)
+	ctx := testenv.Ctx(t)
+	src, sk, err := a.CreateSource(ctx, "cli", "acme", "app-1", "Site", []string{"https://app.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.AuthenticatePrivateKey(ctx, sk); err != nil {
+		t.Fatalf("enabled source: %v", err)
+	}
+	if _, err := a.SetSourceEnabled(ctx, "cli", src.WorkspaceID, src.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.AuthenticatePrivateKey(ctx, sk); !errors.Is(err, controlplane.ErrInvalidKey) {
+		t.Fatalf("disabled source, warm cache: %v", err)
+	}
+	flush()
+	if _, err := b.AuthenticatePrivateKey(ctx, sk); !errors.Is(err, controlplane.ErrInvalidKey) {
+		t.Fatalf("disabled source, cold cache: %v", err)
+	}
+	if _, err := a.SetSourceEnabled(ctx, "cli", src.WorkspaceID, src.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := b.AuthenticatePrivateKey(ctx, sk); err != nil || p.SourceID != src.ID {
+		t.Fatalf("enabled again: %+v %v", p, err)
+	}
+}
