@@ -120,7 +120,7 @@ func startContractEnv(t *testing.T) contractEnv {
 
 	limit := fmt.Sprint(testRateLimit)
 	keys := "test-k1:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32))
-	app := runapp.Start(t, testenv.KafkaConfig(t), db.CH, db.RedisC, append([]string{"--encryption-keys", keys,
+	app := runapp.Start(t, testenv.KafkaConfig(t), db.CH, db.RedisC, append([]string{"--encryption-keys", keys, "--partner-api-base-url", e.partnerURL,
 		"--ingest-server-events-per-minute", limit, "--ingest-browser-requests-per-minute", limit}, e.ads.flags()...)...)
 	e.base = app.URL()
 	return e
@@ -558,7 +558,9 @@ func (e contractEnv) adminCalls() []call {
 		{name: "partner connection none", method: "GET", path: "/api/admin/partner-connection", key: e.admin, want: 404},
 		{name: "sync runs without connection", method: "POST", path: "/api/admin/sync-runs", key: e.admin, want: 409},
 		{name: "connect partner", method: "PUT", path: "/api/admin/partner-connection", key: e.admin, want: 200,
-			body: map[string]any{"organizationId": "1234", "accessToken": "prtapi_test", "apiBaseUrl": e.partnerURL}},
+			body: map[string]any{"organizationId": "1234", "accessToken": "prtapi_test"}},
+		{name: "connect partner with an address", method: "PUT", path: "/api/admin/partner-connection", key: e.admin, want: 400,
+			invalidRequest: true, body: map[string]any{"organizationId": "1234", "accessToken": "prtapi_test", "apiBaseUrl": e.partnerURL}},
 		{name: "connect partner bad organization", method: "PUT", path: "/api/admin/partner-connection", key: e.admin, want: 400,
 			invalidRequest: true, body: map[string]any{"organizationId": "acme", "accessToken": "prtapi_test"}},
 		{name: "partner connection", method: "GET", path: "/api/admin/partner-connection", key: e.admin, want: 200,

@@ -46,7 +46,7 @@ type SetupDeps struct {
 	// Redis holds pending connections and the per-workspace setup lock, under KeyPrefix.
 	Redis     *redis.Client
 	KeyPrefix string
-	// HTTPClient calls Google; nil means the Google clients' default (30 s timeout).
+	// HTTPClient calls Google; nil means the configuration's (egress policy, 30 s timeout).
 	HTTPClient *http.Client
 	Logger     *slog.Logger
 	// OAuth and Discovery replace the clients built from Config (nil: built from Config).
@@ -93,6 +93,9 @@ func NewSetup(d SetupDeps) (*Setup, error) {
 		states: connectStates{rdb: d.Redis, prefix: d.KeyPrefix, ttl: d.Config.StateTTL},
 		locker: redisx.Locker{Client: d.Redis, Prefix: d.KeyPrefix + "ads:"},
 		log:    d.Logger.With("component", "ads-setup"),
+	}
+	if d.HTTPClient == nil {
+		d.HTTPClient = d.Config.HTTPClient()
 	}
 	if s.oauth == nil {
 		// Built even without a client ID: revocation needs no client authentication, so a

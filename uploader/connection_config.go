@@ -3,6 +3,7 @@ package uploader
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/revtrack/revtrack/internal/egress"
 	"github.com/revtrack/revtrack/uploader/google"
 )
 
@@ -37,6 +39,8 @@ type ConnectConfig struct {
 	AccountDiscovery bool
 	// StateTTL is how long a started connection waits for Google's callback. Not a flag.
 	StateTTL time.Duration
+	// Egress is the operator's policy for outbound connections (set from the process-wide flag).
+	Egress egress.Policy
 }
 
 // DefaultConnectConfig: no OAuth client (connection off), Google's endpoints, Ads API v26,
@@ -60,8 +64,14 @@ var adsAPIVersionRe = regexp.MustCompile(`^v[0-9]{1,3}$`)
 // Validate checks the connection settings.
 func (c ConnectConfig) Validate() error {
 	var errs []error
-	if c.GoogleBaseURL != "" && !connectURLValid(c.GoogleBaseURL) {
-		errs = append(errs, fmt.Errorf("ads-google-base-url: %q is not an http(s) URL", c.GoogleBaseURL))
+	if c.GoogleBaseURL != "" {
+		if u, err := url.Parse(c.GoogleBaseURL); !connectURLValid(c.GoogleBaseURL) || err != nil {
+			errs = append(errs, fmt.Errorf("ads-google-base-url: %q is not an http(s) URL", c.GoogleBaseURL))
+		} else if u.Scheme != "https" && !c.Egress.AllowPrivateNetworks {
+			errs = append(errs, fmt.Errorf("ads-google-base-url: %q must be https (http only with --egress-allow-private-networks)", c.GoogleBaseURL))
+		} else if err := c.Egress.CheckHost(u.Hostname()); err != nil {
+			errs = append(errs, fmt.Errorf("ads-google-base-url: %w", err))
+		}
 	}
 	if c.OAuthRedirectURL != "" && !connectURLValid(c.OAuthRedirectURL) {
 		errs = append(errs, fmt.Errorf("ads-oauth-redirect-url: %q is not an http(s) URL", c.OAuthRedirectURL))
@@ -81,6 +91,12 @@ func (c ConnectConfig) Validate() error {
 func connectURLValid(raw string) bool {
 	u, err := url.Parse(raw)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.User == nil
+}
+
+// HTTPClient is the client of every Google call: the egress policy's (no redirects, no internal
+// addresses), with the Google clients' 30 s timeout.
+func (c ConnectConfig) HTTPClient() *http.Client {
+	return c.Egress.Client(30*time.Second, nil)
 }
 
 // Configured reports whether an OAuth client is configured, that is whether workspaces may connect.

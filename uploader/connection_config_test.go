@@ -28,6 +28,12 @@ func TestConnectConfigFlagsAndValidation(t *testing.T) {
 		"--ads-oauth-redirect-url=https://x.example/cb", "--ads-api-version=v27", "--ads-account-discovery=false"}); err != nil {
 		t.Fatal(err)
 	}
+	// A loopback (and plain http) Google address is refused unless the operator allows private
+	// networks (the local fake).
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "ads-google-base-url") {
+		t.Fatalf("loopback Google address without the egress allowance: %v, want refused", err)
+	}
+	c.Egress.AllowPrivateNetworks = true
 	if !c.Configured() || c.Validate() != nil || c.AccountDiscovery || c.RedirectURL("https://ignored.example") != "https://x.example/cb" {
 		t.Fatalf("parsed %+v: %v", c, c.Validate())
 	}
@@ -37,6 +43,7 @@ func TestConnectConfigFlagsAndValidation(t *testing.T) {
 
 	for name, edit := range map[string]func(*uploader.ConnectConfig){
 		"ads-google-base-url":     func(c *uploader.ConnectConfig) { c.GoogleBaseURL = "ftp://x" },
+		"ads-google-base-url ":    func(c *uploader.ConnectConfig) { c.GoogleBaseURL = "https://169.254.169.254" },
 		"ads-oauth-redirect-url":  func(c *uploader.ConnectConfig) { c.OAuthRedirectURL = "/callback" },
 		"ads-oauth-client-secret": func(c *uploader.ConnectConfig) { c.OAuthClientID, c.OAuthClientSecret = "id", "" },
 		"ads-api-version":         func(c *uploader.ConnectConfig) { c.APIVersion = "26" },
@@ -44,7 +51,7 @@ func TestConnectConfigFlagsAndValidation(t *testing.T) {
 	} {
 		bad := uploader.DefaultConnectConfig()
 		edit(&bad)
-		if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), name) {
+		if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), strings.TrimSpace(name)) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

@@ -49,6 +49,7 @@ func newSetupEnv(t *testing.T, fakeCfg googlefake.Config, tune func(*uploader.Co
 	t.Cleanup(srv.Close)
 	e.cfg = uploader.DefaultConnectConfig()
 	e.cfg.GoogleBaseURL = srv.URL
+	e.cfg.Egress.AllowPrivateNetworks = true // the fake listens on loopback
 	e.cfg.OAuthClientID, e.cfg.OAuthClientSecret = "revtrack-local", "revtrack-local-secret"
 	if tune != nil {
 		tune(&e.cfg)

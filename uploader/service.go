@@ -97,10 +97,10 @@ func New(cfg Config, d Deps) (*Service, error) {
 		return nil, errors.New("uploader: Credentials and Mappings are required")
 	}
 	if d.Tokens == nil {
-		d.Tokens = google.NewOAuth(cfg.OAuthClientID, cfg.OAuthClientSecret, cfg.OAuthRedirectURL, cfg.Endpoints(), nil)
+		d.Tokens = google.NewOAuth(cfg.OAuthClientID, cfg.OAuthClientSecret, cfg.OAuthRedirectURL, cfg.Endpoints(), cfg.HTTPClient())
 	}
 	if d.DataManager == nil {
-		d.DataManager = google.NewDataManager(cfg.Endpoints().DataManagerURL, nil)
+		d.DataManager = google.NewDataManager(cfg.Endpoints().DataManagerURL, cfg.HTTPClient())
 	}
 	log := d.Log
 	if log == nil {

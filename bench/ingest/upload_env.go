@@ -80,6 +80,7 @@ func (e *uploadEnv) open(ctx context.Context, revtrackArgs []string) error {
 	e.fakeSrv = httptest.NewServer(e.fake)
 	e.connect = uploader.DefaultConnectConfig()
 	e.connect.GoogleBaseURL = e.fakeSrv.URL
+	e.connect.Egress.AllowPrivateNetworks = true // the fake listens on loopback
 	e.connect.OAuthClientID, e.connect.OAuthClientSecret = "revtrack-local", "revtrack-local-secret"
 	if e.keys, err = controlplane.ParseKeyring(controlplane.DevelopmentEncryptionKeys); err != nil {
 		return err

@@ -76,6 +76,7 @@ func newAdsFixture(t *testing.T, fakeCfg googlefake.Config, configured bool) *ad
 
 	cfg := uploader.DefaultConnectConfig()
 	cfg.GoogleBaseURL = google.URL
+	cfg.Egress.AllowPrivateNetworks = true // the fake listens on loopback
 	if configured {
 		cfg.OAuthClientID, cfg.OAuthClientSecret = "revtrack-local", "revtrack-local-secret"
 	}

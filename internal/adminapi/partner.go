@@ -2,6 +2,7 @@ package adminapi
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 
@@ -53,8 +54,14 @@ type syncHandlers struct {
 type putPartnerRequest struct {
 	OrganizationID string `json:"organizationId" binding:"required"`
 	AccessToken    string `json:"accessToken" binding:"required"`
-	APIBaseURL     string `json:"apiBaseUrl"`
+	// APIBaseURL is refused when set: where the partner API is, is the operator's setting
+	// (--partner-api-base-url). A workspace-set address let a tenant aim the sync, with its stored
+	// token, at internal services.
+	APIBaseURL *string `json:"apiBaseUrl"`
 }
+
+var errPartnerURLNotSettable = errors.Join(errBadRequest, errors.New("apiBaseUrl cannot be set by a workspace: "+
+	"the partner API address is the operator's setting (--partner-api-base-url); omit the field"))
 
 func (h syncHandlers) putPartner(c *gin.Context) {
 	var req putPartnerRequest
@@ -62,8 +69,12 @@ func (h syncHandlers) putPartner(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
+	if req.APIBaseURL != nil {
+		h.fail(c, errPartnerURLNotSettable)
+		return
+	}
 	caller := authn.From(c)
-	conn, err := h.Partners.ConnectPartner(c.Request.Context(), caller.Actor(), caller.Workspace.Slug, req.OrganizationID, req.AccessToken, req.APIBaseURL)
+	conn, err := h.Partners.ConnectPartner(c.Request.Context(), caller.Actor(), caller.Workspace.Slug, req.OrganizationID, req.AccessToken, "")
 	if err != nil {
 		h.fail(c, err)
 		return

@@ -118,6 +118,7 @@ func setupSync(t *testing.T) *syncFixture {
 	log := slog.New(slog.NewJSONHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg := platformsync.DefaultConfig()
 	cfg.RequestsPerSecond = 0
+	cfg.BaseURL, cfg.Egress.AllowPrivateNetworks = f.fakeURL, true // the operator's address: the fake, on loopback
 	f.svc = platformsync.NewService(cfg, platformsync.ServiceDeps{Workspaces: s, Connections: s.Partners(keys), CH: f.db.Conn,
 		Producer: producer, Topic: kc.Topic(schemas.TopicPlatformRecords), Redis: f.db.Redis, RedisPrefix: f.db.RedisC.KeyPrefix,
 		Log: log})
@@ -187,14 +188,15 @@ func TestPartnerConnectionOverHTTP(t *testing.T) {
 		"organization not digits": {"organizationId": "acme", "accessToken": f.token},
 		"no token":                {"organizationId": "1234567"},
 		"token with a space":      {"organizationId": "1234567", "accessToken": "a b"},
-		"URL with credentials":    {"organizationId": "1234567", "accessToken": f.token, "apiBaseUrl": "https://u:p@partners.example"},
+		"partner API address":     {"organizationId": "1234567", "accessToken": f.token, "apiBaseUrl": "https://partners.example"},
+		"empty partner address":   {"organizationId": "1234567", "accessToken": f.token, "apiBaseUrl": ""},
 	} {
 		if status, body := f.call(t, "PUT", path, f.admin, req); status != 400 || body["error"] != "invalid_request" || body["message"] == "" {
 			t.Errorf("%s: %d %v", name, status, body)
 		}
 	}
 
-	req := map[string]any{"organizationId": "1234567", "accessToken": f.token, "apiBaseUrl": "https://partners.example/"}
+	req := map[string]any{"organizationId": "1234567", "accessToken": f.token}
 	status, raw := f.raw(t, "PUT", path, f.admin, req)
 	if status != 200 || bytes.Contains(raw, []byte(f.token)) {
 		t.Fatalf("PUT: %d %s", status, raw)

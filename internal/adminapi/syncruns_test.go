@@ -26,7 +26,7 @@ func TestSyncRunsOverHTTP(t *testing.T) {
 		t.Fatalf("without a connection: %d %v", status, body)
 	}
 	if status, body := f.call(t, "PUT", "/api/admin/partner-connection", f.admin,
-		map[string]any{"organizationId": "1234567", "accessToken": f.token, "apiBaseUrl": f.fakeURL}); status != 200 {
+		map[string]any{"organizationId": "1234567", "accessToken": f.token}); status != 200 {
 		t.Fatalf("connect: %d %v", status, body)
 	}
 	if status, body := f.call(t, "POST", path, f.admin, map[string]any{"appId": "app-9"}); status != 400 || body["error"] != "invalid_request" {

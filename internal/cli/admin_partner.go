@@ -33,7 +33,7 @@ func (a *app) withPartners(cmd *cobra.Command, f func(ctx context.Context, s *co
 
 func (a *app) partnerCommands() *cobra.Command {
 	cmd := &cobra.Command{Use: "partner", Short: "Partner API connections (the token is stored sealed, never shown)"}
-	var org, tokenEnv, apiURL string
+	var org, tokenEnv string
 	connect := &cobra.Command{Use: "connect SLUG", Args: cobra.ExactArgs(1),
 		Short: "Connect a workspace to its partner organization; the token is read from the environment variable --token-env names",
 		RunE: func(c *cobra.Command, args []string) error {
@@ -45,7 +45,7 @@ func (a *app) partnerCommands() *cobra.Command {
 				return fmt.Errorf("environment variable %s is unset or empty", tokenEnv)
 			}
 			return a.withPartners(c, func(ctx context.Context, _ *controlplane.Store, p *controlplane.Partners) error {
-				conn, err := p.ConnectPartner(ctx, adminActor, args[0], org, token, apiURL)
+				conn, err := p.ConnectPartner(ctx, adminActor, args[0], org, token, "")
 				if err != nil {
 					return err
 				}
@@ -57,7 +57,6 @@ func (a *app) partnerCommands() *cobra.Command {
 		}}
 	connect.Flags().StringVar(&org, "org", "", "partner organization ID (digits)")
 	connect.Flags().StringVar(&tokenEnv, "token-env", "", "NAME of the environment variable holding the access token (never the token itself)")
-	connect.Flags().StringVar(&apiURL, "api-url", "", "partner API base URL (default: the platform's partner API)")
 	_ = connect.MarkFlagRequired("org")
 	_ = connect.MarkFlagRequired("token-env")
 

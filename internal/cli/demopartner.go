@@ -15,7 +15,6 @@ import (
 // demo workspace from. Its organization and token are the fake's public defaults.
 const (
 	demoPartnerAddr = "127.0.0.1:8091"
-	demoPartnerURL  = "http://" + demoPartnerAddr
 )
 
 // demoPartnerCommand serves partnerfake's demo dataset (3 apps, 2,000 shops, 3 currencies, 18

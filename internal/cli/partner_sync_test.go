@@ -65,7 +65,7 @@ func TestPartnerConnectAndSyncRun(t *testing.T) {
 	keys := "test-k1:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32))
 	flags := []string{"--clickhouse-addr", db.CH.Addr, "--clickhouse-database", db.CH.Database, "--redis-addr", db.RedisC.Addr,
 		"--redis-key-prefix", db.RedisC.KeyPrefix, "--kafka-brokers", strings.Join(kc.Brokers, ","), "--kafka-topic-suffix", kc.TopicSuffix,
-		"--encryption-keys", keys}
+		"--encryption-keys", keys, "--partner-api-base-url", fake.URL, "--egress-allow-private-networks"}
 	run := func(args ...string) string {
 		t.Helper()
 		var out, logs bytes.Buffer
@@ -85,12 +85,12 @@ func TestPartnerConnectAndSyncRun(t *testing.T) {
 		"--token-env", "REVTRACK_TEST_UNSET_VAR"}, flags...), &out, &logs); code == 0 || !strings.Contains(logs.String(), "REVTRACK_TEST_UNSET_VAR") {
 		t.Fatalf("connect with an unset variable: exit %d: %s", code, logs.String())
 	}
-	run("admin", "partner", "connect", "acme", "--org", scfg.OrgID, "--token-env", "REVTRACK_TEST_PARTNER_TOKEN", "--api-url", fake.URL)
+	run("admin", "partner", "connect", "acme", "--org", scfg.OrgID, "--token-env", "REVTRACK_TEST_PARTNER_TOKEN")
 	var shown controlplane.PartnerConnection
 	if err := json.Unmarshal([]byte(run("admin", "partner", "show", "acme")), &shown); err != nil {
 		t.Fatal(err)
 	}
-	if shown.OrganizationID != scfg.OrgID || shown.APIBaseURL != fake.URL || shown.SealedWithKey != "test-k1" {
+	if shown.OrganizationID != scfg.OrgID || shown.SealedWithKey != "test-k1" {
 		t.Fatalf("show: %+v", shown)
 	}
 

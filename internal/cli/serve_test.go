@@ -97,7 +97,8 @@ func TestAllServesReadinessAndShutsDown(t *testing.T) {
 	go func() {
 		done <- cli.Execute(ctx, []string{"all", "--http-addr", addr, "--kafka-brokers", strings.Join(kc.Brokers, ","),
 			"--kafka-topic-suffix", kc.TopicSuffix, "--clickhouse-addr", chc.Addr, "--clickhouse-database", chc.Database,
-			"--redis-addr", redisProxy.Addr(), "--redis-key-prefix", rc.KeyPrefix, "--log-format", "json"}, io.Discard, logs)
+			"--redis-addr", redisProxy.Addr(), "--redis-key-prefix", rc.KeyPrefix, "--log-format", "json",
+			"--allow-development-encryption-key"}, io.Discard, logs)
 	}()
 
 	deadline := time.Now().Add(60 * time.Second)
@@ -167,5 +168,17 @@ func TestEnvironmentOverridesDefaults(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), `log-format "xml"`) {
 		t.Fatalf("logs: %s", logs.String())
+	}
+}
+
+// A server refuses to seal with the published development key unless told it is local use, and
+// says why; another key starts without the flag.
+func TestServerRefusesThePublishedKey(t *testing.T) {
+	for _, cmd := range []string{"all", "ingest", "process", "query", "upload"} {
+		var logs bytes.Buffer
+		code := cli.Execute(context.Background(), []string{cmd, "--kafka-brokers", "127.0.0.1:1"}, io.Discard, &logs)
+		if code == 0 || !strings.Contains(logs.String(), "published development key") || !strings.Contains(logs.String(), "--encryption-keys") {
+			t.Fatalf("%s with the development key: exit %d, log:\n%s", cmd, code, logs.String())
+		}
 	}
 }

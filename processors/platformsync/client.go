@@ -10,8 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,26 +36,79 @@ type Client struct {
 	Backoff, MaxBackoff time.Duration
 	// PageSize is `first` (default 100).
 	PageSize int
+	// Log receives upstream error details for the operator (nil: slog.Default()).
+	Log *slog.Logger
 }
 
-// HTTPError is a non-2xx answer after retries (or a non-retryable one).
+// logUpstream records an upstream detail for the operator, bounded; it never reaches a run's error.
+func (c *Client) logUpstream(what, detail string) {
+	l := c.Log
+	if l == nil {
+		l = slog.Default()
+	}
+	l.Warn("partner api: "+what, "org", c.OrgID, "detail", clip300(detail))
+}
+
+// HTTPError is a non-2xx answer after retries (or a non-retryable one). Its message is ours, by
+// status class: the body of an upstream answer never reaches a run's stored error, which workspace
+// members read (an answer is only as trustworthy as the server that gave it).
 type HTTPError struct {
 	Status int
-	Body   string
 }
 
 func (e *HTTPError) Error() string {
-	return fmt.Sprintf("partner api: HTTP %d: %s", e.Status, truncate(e.Body, 300))
+	var why string
+	switch {
+	case e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden:
+		why = "the access token was refused: check the organization ID and the token's permissions"
+	case e.Status == http.StatusNotFound:
+		why = "not found: check the organization ID"
+	case e.Status == http.StatusTooManyRequests:
+		why = "throttled: retried until the attempts ran out"
+	case e.Status >= 500:
+		why = "the partner API failed: retried until the attempts ran out"
+	case e.Status >= 300 && e.Status < 400:
+		why = "unexpected redirect (not followed)"
+	default:
+		why = "unexpected answer"
+	}
+	return fmt.Sprintf("partner api: HTTP %d: %s", e.Status, why)
 }
 
-// GraphQLError is a response whose `errors` is non-empty.
-type GraphQLError struct{ Messages []string }
+// GraphQLError is a response whose `errors` is non-empty, or a response without the data asked
+// for. Codes keeps the error codes the API gave (extensions.code) when they are known ones;
+// upstream messages are logged for the operator, never stored.
+type GraphQLError struct {
+	Codes []string
+	// Ours is set for errors revtrack words itself (a missing field), never for upstream text.
+	Ours string
+}
+
+// knownGraphQLCodes are the partner API's documented error codes, the only upstream words a
+// stored error may carry.
+var knownGraphQLCodes = map[string]bool{"ACCESS_DENIED": true, "THROTTLED": true, "NOT_FOUND": true,
+	"INTERNAL_SERVER_ERROR": true, "BAD_USER_INPUT": true, "MAX_COST_EXCEEDED": true, "GRAPHQL_VALIDATION_FAILED": true,
+	"GRAPHQL_PARSE_FAILED": true, "UNAUTHENTICATED": true}
 
 func (e *GraphQLError) Error() string {
-	return "partner api: graphql: " + strings.Join(e.Messages, "; ")
+	if e.Ours != "" {
+		return "partner api: graphql: " + e.Ours
+	}
+	if len(e.Codes) == 0 {
+		return "partner api: graphql: the API answered with an error (details in the server log)"
+	}
+	return "partner api: graphql: the API answered with an error: " + strings.Join(e.Codes, ", ")
 }
 
-func truncate(s string, n int) string {
+// clip bounds an upstream value quoted in one of our messages (an ID, an amount, a type name).
+func clip(s string) string {
+	const n = 64
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, s)
 	if len(s) > n {
 		return s[:n] + "…"
 	}
@@ -148,29 +203,37 @@ func (c *Client) once(ctx context.Context, hc *http.Client, body []byte, out any
 		return 0, fmt.Errorf("partner api: read body: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return parseRetryAfter(resp.Header.Get("Retry-After")), &HTTPError{Status: resp.StatusCode, Body: string(raw)}
+		return parseRetryAfter(resp.Header.Get("Retry-After")), &HTTPError{Status: resp.StatusCode}
 	}
 	var env struct {
 		Data   json.RawMessage `json:"data"`
 		Errors []struct {
-			Message string `json:"message"`
+			Message    string `json:"message"`
+			Extensions struct {
+				Code string `json:"code"`
+			} `json:"extensions"`
 		} `json:"errors"`
 	}
 	if err := json.Unmarshal(raw, &env); err != nil {
-		return 0, decodeError{fmt.Errorf("partner api: decode response: %w", err)}
+		c.logUpstream("undecodable response", err.Error())
+		return 0, decodeError{errors.New("partner api: the response is not the expected JSON")}
 	}
 	if len(env.Errors) > 0 {
 		g := &GraphQLError{}
 		for _, e := range env.Errors {
-			g.Messages = append(g.Messages, e.Message)
+			if code := strings.ToUpper(e.Extensions.Code); knownGraphQLCodes[code] && !slices.Contains(g.Codes, code) {
+				g.Codes = append(g.Codes, code)
+			}
+			c.logUpstream("graphql error", e.Message)
 		}
 		return 0, g
 	}
 	if len(env.Data) == 0 || string(env.Data) == "null" {
-		return 0, &GraphQLError{Messages: []string{"response has no data"}}
+		return 0, &GraphQLError{Ours: "response has no data"}
 	}
 	if err := json.Unmarshal(env.Data, out); err != nil {
-		return 0, decodeError{fmt.Errorf("partner api: decode data: %w", err)}
+		c.logUpstream("undecodable data", err.Error())
+		return 0, decodeError{errors.New("partner api: the response data is not the expected shape")}
 	}
 	return 0, nil
 }
@@ -343,7 +406,7 @@ func (c *Client) Transactions(ctx context.Context, appID string, min, max time.T
 		return Page[TransactionNode]{}, err
 	}
 	if out.Transactions == nil {
-		return Page[TransactionNode]{}, &GraphQLError{Messages: []string{"transactions is null"}}
+		return Page[TransactionNode]{}, &GraphQLError{Ours: "transactions is null"}
 	}
 	return out.Transactions.page(), nil
 }
@@ -363,7 +426,14 @@ func (c *Client) Events(ctx context.Context, appID string, min, max time.Time, f
 		return Page[EventNode]{}, err
 	}
 	if out.App == nil || out.App.Events == nil {
-		return Page[EventNode]{}, &GraphQLError{Messages: []string{"app " + appID + " not found or has no events"}}
+		return Page[EventNode]{}, &GraphQLError{Ours: "app " + clip(appID) + " not found or has no events"}
 	}
 	return out.App.Events.page(), nil
+}
+
+func clip300(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
 }

@@ -83,7 +83,7 @@ func (c *Client) TransactionsBefore(ctx context.Context, appID string, min, max 
 		return BackwardPage[TransactionNode]{}, err
 	}
 	if out.Transactions == nil {
-		return BackwardPage[TransactionNode]{}, &GraphQLError{Messages: []string{"transactions is null"}}
+		return BackwardPage[TransactionNode]{}, &GraphQLError{Ours: "transactions is null"}
 	}
 	return out.Transactions.page(), nil
 }
@@ -107,7 +107,7 @@ func (c *Client) EventsBefore(ctx context.Context, appID string, min, max time.T
 		return BackwardPage[EventNode]{}, err
 	}
 	if out.App == nil || out.App.Events == nil {
-		return BackwardPage[EventNode]{}, &GraphQLError{Messages: []string{"app " + appID + " not found or has no events"}}
+		return BackwardPage[EventNode]{}, &GraphQLError{Ours: "app " + clip(appID) + " not found or has no events"}
 	}
 	return out.App.Events.page(), nil
 }

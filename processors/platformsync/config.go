@@ -3,10 +3,13 @@ package platformsync
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/revtrack/revtrack/internal/egress"
 )
 
 // Config tunes the sync: its schedule, its windows and limits, and its partner API requests.
@@ -19,6 +22,9 @@ type Config struct {
 	Concurrency int
 	// APIVersion is the partner API version asked for.
 	APIVersion string
+	// BaseURL is where the partner API is: operator configuration, never a workspace's (a
+	// workspace-set address let one tenant make the server call internal services with its token).
+	BaseURL string
 	// Window, InitialWindow, Overlap, RowLimit and BackfillBudget: see Syncer.
 	Window         time.Duration
 	InitialWindow  time.Duration
@@ -28,6 +34,9 @@ type Config struct {
 	// RequestsPerSecond paces one connection's requests once the API has answered 429 (0: never
 	// paced; 429s are retried either way).
 	RequestsPerSecond float64
+
+	// Egress is the operator's policy for outbound connections (set from the process-wide flag).
+	Egress egress.Policy
 
 	// StartDelay is the wait before the scheduler's first pass, so that a process start does not
 	// race an on-demand run started right after it (`make run`). Not a flag.
@@ -45,6 +54,7 @@ func DefaultConfig() Config {
 		Interval:          time.Hour,
 		Concurrency:       2,
 		APIVersion:        "2025-07",
+		BaseURL:           DefaultBaseURL,
 		Window:            30 * 24 * time.Hour,
 		InitialWindow:     90 * 24 * time.Hour,
 		Overlap:           3 * 24 * time.Hour,
@@ -61,6 +71,7 @@ func (c *Config) RegisterFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.Interval, "platform-sync-interval", c.Interval, "how often the process component syncs every connected workspace's selected apps from the partner API (0: only on demand)")
 	fs.IntVar(&c.Concurrency, "platform-sync-concurrency", c.Concurrency, "workspaces one scheduled pass syncs at once (a workspace's apps run one after another)")
 	fs.StringVar(&c.APIVersion, "platform-sync-api-version", c.APIVersion, "partner API version the sync asks for (YYYY-MM or unstable)")
+	fs.StringVar(&c.BaseURL, "partner-api-base-url", c.BaseURL, "base URL of the platform's Partner API (operator setting; workspaces cannot change it)")
 	fs.DurationVar(&c.Window, "platform-sync-window", c.Window, "width of one createdAt/occurredAt window of the partner API walks")
 	fs.DurationVar(&c.InitialWindow, "platform-sync-initial-window", c.InitialWindow, "recent history an app's first sync loads before it fills older history backwards")
 	fs.DurationVar(&c.Overlap, "platform-sync-overlap", c.Overlap, "how far before the forward cursor every run re-reads, for records the platform adds late")
@@ -82,6 +93,9 @@ func (c Config) Validate() error {
 	}
 	if !apiVersionRe.MatchString(c.APIVersion) {
 		errs = append(errs, fmt.Errorf("platform-sync-api-version: %q is not YYYY-MM or unstable", c.APIVersion))
+	}
+	if err := validBaseURL(c.BaseURL, c.Egress); err != nil {
+		errs = append(errs, fmt.Errorf("partner-api-base-url: %w", err))
 	}
 	if c.Window < time.Hour {
 		errs = append(errs, errors.New("platform-sync-window: must be at least 1h"))
@@ -105,4 +119,20 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("platform sync start delay must not be negative and the lock TTL at least 1s"))
 	}
 	return errors.Join(errs...)
+}
+
+// validBaseURL accepts an http(s) URL without credentials, query or fragment, whose host the egress
+// policy allows (plain http only where private networks are allowed: the local fake).
+func validBaseURL(raw string, p egress.Policy) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("%q is not an http(s) URL without credentials, query or fragment", raw)
+	}
+	switch {
+	case u.Scheme == "https":
+	case u.Scheme == "http" && p.AllowPrivateNetworks:
+	default:
+		return fmt.Errorf("%q: must be https (http only with --egress-allow-private-networks)", raw)
+	}
+	return p.CheckHost(u.Hostname())
 }

@@ -38,7 +38,7 @@ func convertTransaction(n TransactionNode) (schemas.Transaction, bool, error) {
 			return 0, nil
 		}
 		if !strings.EqualFold(m.CurrencyCode, cur) {
-			return 0, fmt.Errorf("mixed currencies %s and %s", m.CurrencyCode, cur)
+			return 0, fmt.Errorf("mixed currencies %s and %s", clip(m.CurrencyCode), clip(cur))
 		}
 		v, err := ParseMinor(m.Amount, cur)
 		if err != nil {

@@ -124,7 +124,7 @@ func newEnv(t *testing.T, scfg partnerfake.ServerConfig) *env {
 		t.Fatal(err)
 	}
 	e.ws = ws
-	if _, err := e.store.Partners(keyring(t)).ConnectPartner(ctx, "test", "acme", scfg.OrgID, e.token, e.srv.URL); err != nil {
+	if _, err := e.store.Partners(keyring(t)).ConnectPartner(ctx, "test", "acme", scfg.OrgID, e.token, ""); err != nil {
 		t.Fatal(err)
 	}
 	startLanding(t, e)
@@ -176,6 +176,11 @@ func config() platformsync.Config {
 // service builds a sync service (one "instance") on the env.
 func (e *env) service(t *testing.T, cfg platformsync.Config) *platformsync.Service {
 	t.Helper()
+	// The partner API address is the operator's; the tests' is the local fake, on loopback.
+	if cfg.BaseURL == platformsync.DefaultBaseURL {
+		cfg.BaseURL = e.srv.URL
+		cfg.Egress.AllowPrivateNetworks = true
+	}
 	svc := platformsync.NewService(cfg, platformsync.ServiceDeps{
 		Workspaces:      e.store,
 		Connections:     e.store.Partners(keyring(t)),

@@ -31,12 +31,12 @@ func ParseMinor(amount, currency string) (int64, error) {
 	intPart, frac, _ := strings.Cut(s, ".")
 	frac = strings.TrimRight(frac, "0")
 	if intPart == "" || len(frac) > exp || strings.Trim(intPart+frac, "0123456789") != "" {
-		return 0, fmt.Errorf("amount %q is not an exact %s amount", amount, currency)
+		return 0, fmt.Errorf("amount %q is not an exact %s amount", clip(amount), clip(currency))
 	}
 	frac += strings.Repeat("0", exp-len(frac))
 	v, err := strconv.ParseInt(intPart+frac, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("amount %q: %w", amount, err)
+		return 0, fmt.Errorf("amount %q is out of range", clip(amount))
 	}
 	if neg {
 		v = -v

@@ -71,7 +71,7 @@ func (s *Syncer) transactionItems(ws, app string, nodes []TransactionNode, curso
 		it := item{at: nd.CreatedAt.UTC(), cursor: cursors[i]}
 		t, ok, err := convertTransaction(nd)
 		if err != nil {
-			return nil, fmt.Errorf("transaction %s: %w", nd.ID, err)
+			return nil, fmt.Errorf("transaction %s: %w", clip(nd.ID), err)
 		}
 		if ok {
 			r := schemas.PlatformRecord{Kind: "transaction", WorkspaceID: ws, AppID: app, SyncedAt: syncedAt, Transaction: &t}
@@ -90,7 +90,7 @@ func (s *Syncer) eventItems(ws, app string, nodes []EventNode, cursors []string)
 	for i, nd := range nodes {
 		e, err := convertEvent(nd)
 		if err != nil {
-			return nil, fmt.Errorf("event %s at %s: %w", nd.Type, nd.OccurredAt, err)
+			return nil, fmt.Errorf("event %s at %s: %w", clip(nd.Type), nd.OccurredAt, err)
 		}
 		r := schemas.PlatformRecord{Kind: "lifecycle_event", WorkspaceID: ws, AppID: app, SyncedAt: syncedAt, LifecycleEvent: &e}
 		rec, err := s.record(r, e.CustomerID)

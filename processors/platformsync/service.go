@@ -163,8 +163,8 @@ func (s *Service) syncer(t target, client *Client) *Syncer {
 }
 
 func (s *Service) client(t target) *Client {
-	c := &Client{BaseURL: t.conn.APIBaseURL, OrgID: t.conn.OrganizationID, Token: t.token, Version: s.cfg.APIVersion,
-		HTTP: httpClient(s.cfg.RequestsPerSecond, s.d.Metrics)}
+	c := &Client{BaseURL: s.cfg.BaseURL, OrgID: t.conn.OrganizationID, Token: t.token, Version: s.cfg.APIVersion,
+		HTTP: httpClient(s.cfg.Egress, s.cfg.RequestsPerSecond, s.d.Metrics), Log: s.log}
 	if s.d.ConfigureClient != nil {
 		s.d.ConfigureClient(c)
 	}

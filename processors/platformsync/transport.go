@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/revtrack/revtrack/internal/egress"
 )
 
 // transport counts the partner API requests of one client and, once the API has throttled it,
@@ -78,7 +80,10 @@ func (p *pacer) wait(ctx context.Context) error {
 	}
 }
 
-// httpClient is the HTTP client of one partner connection's requests.
-func httpClient(perSecond float64, m *Metrics) *http.Client {
-	return &http.Client{Timeout: 60 * time.Second, Transport: &transport{base: http.DefaultTransport, metrics: m, pace: newPacer(perSecond)}}
+// httpClient is the HTTP client of one partner connection's requests: the egress policy's (no
+// redirects, no internal addresses) with pacing and metrics.
+func httpClient(p egress.Policy, perSecond float64, m *Metrics) *http.Client {
+	return p.Client(60*time.Second, func(base http.RoundTripper) http.RoundTripper {
+		return &transport{base: base, metrics: m, pace: newPacer(perSecond)}
+	})
 }

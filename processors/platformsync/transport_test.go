@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/revtrack/revtrack/internal/egress"
 )
 
 // Requests go unpaced until the first 429, then at most RequestsPerSecond; every answer is counted.
@@ -21,7 +23,7 @@ func TestTransportPacesOnceThrottled(t *testing.T) {
 	defer srv.Close()
 	reg := prometheus.NewRegistry()
 	m := NewMetrics(reg)
-	hc := httpClient(10, m)
+	hc := httpClient(egress.Policy{AllowPrivateNetworks: true}, 10, m)
 	get := func() {
 		resp, err := hc.Get(srv.URL)
 		if err != nil {

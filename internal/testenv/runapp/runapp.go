@@ -53,7 +53,7 @@ func Start(t testing.TB, kc kafkax.Config, ch clickhousex.Config, rc redisx.Conf
 	addr := FreeAddr(t)
 	args := append([]string{"all", "--http-addr", addr, "--kafka-brokers", strings.Join(kc.Brokers, ","),
 		"--kafka-topic-suffix", kc.TopicSuffix, "--clickhouse-addr", ch.Addr, "--clickhouse-database", ch.Database,
-		"--redis-addr", rc.Addr, "--redis-key-prefix", rc.KeyPrefix, "--process-backoff", "50ms"}, extra...)
+		"--redis-addr", rc.Addr, "--redis-key-prefix", rc.KeyPrefix, "--process-backoff", "50ms", "--allow-development-encryption-key", "--egress-allow-private-networks"}, extra...)
 	ctx, stop := context.WithCancel(context.Background())
 	logs := &Logs{}
 	done := make(chan int, 1)
