@@ -27,7 +27,7 @@ run: tools build ## Local stack up, migrate, demo data, every component; prints 
 	deploy/local/run
 
 test: tools chdb browser-deps mcp-deps stack-test ## Every test, integration tests included, against the real test stack
-	eval "$$($(TEST_STACK) env)"; export REVTRACK_KAFKA_BROKERS REVTRACK_CLICKHOUSE_ADDR REVTRACK_REDIS_ADDR; \
+	eval "$$($(TEST_STACK) env)"; export REVTRACK_KAFKA_BROKERS REVTRACK_CLICKHOUSE_ADDR REVTRACK_CLICKHOUSE_USERNAME REVTRACK_CLICKHOUSE_PASSWORD REVTRACK_REDIS_ADDR; \
 	export REVTRACK_CHDB_PYTHON=$(CURDIR)/$(CHDB_VENV)/bin/python; \
 	$(GO) vet ./... && $(GO) test $(GO_TEST_FLAGS) ./...
 
@@ -94,7 +94,7 @@ BENCH_FLAGS ?=
 .PHONY: bench-ingest
 bench-ingest: tools stack-test ## Ingest benchmark: edge vs bare net/http handler, browser batches, freshness
 	@command -v wrk >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk)
-	eval "$$($(TEST_STACK) env)"; export REVTRACK_KAFKA_BROKERS REVTRACK_CLICKHOUSE_ADDR REVTRACK_REDIS_ADDR; \
+	eval "$$($(TEST_STACK) env)"; export REVTRACK_KAFKA_BROKERS REVTRACK_CLICKHOUSE_ADDR REVTRACK_CLICKHOUSE_USERNAME REVTRACK_CLICKHOUSE_PASSWORD REVTRACK_REDIS_ADDR; \
 	$(GO) build -o bin/bench-ingest ./bench/ingest && bin/bench-ingest -stack-dir .stack/test $(BENCH_FLAGS)
 
 # The reporting benchmark (docs/BENCHMARKS.md): loads the benchmark data set through the real sync
@@ -107,7 +107,7 @@ BENCH_KEEP_STACK ?=
 .PHONY: bench-query
 bench-query: tools ## Reporting benchmark: 5M transactions through the sync, then summary, metrics and customers latency
 	$(BENCH_STACK) up
-	eval "$$($(BENCH_STACK) env)"; export REVTRACK_KAFKA_BROKERS REVTRACK_CLICKHOUSE_ADDR REVTRACK_REDIS_ADDR; \
+	eval "$$($(BENCH_STACK) env)"; export REVTRACK_KAFKA_BROKERS REVTRACK_CLICKHOUSE_ADDR REVTRACK_CLICKHOUSE_USERNAME REVTRACK_CLICKHOUSE_PASSWORD REVTRACK_REDIS_ADDR; \
 	status=0; $(GO) build -o bin/bench-query ./bench/query && bin/bench-query -stack-dir .stack/bench $(BENCH_FLAGS) || status=$$?; \
 	if [ -z "$(BENCH_KEEP_STACK)" ]; then $(BENCH_STACK) down; fi; exit $$status
 

@@ -64,6 +64,8 @@ func newStack() *stack {
 		suffix: ".bench" + id, groupPfx: "revtrack-bench" + id, revtrack: benchkit.Process{Logs: benchkit.NewCapped(1 << 20)}}
 	s.ch = clickhousex.DefaultConfig()
 	s.ch.Addr = benchkit.Env("REVTRACK_CLICKHOUSE_ADDR", defaultClickHouse)
+	s.ch.Username = benchkit.Env("REVTRACK_CLICKHOUSE_USERNAME", s.ch.Username)
+	s.ch.Password = benchkit.Env("REVTRACK_CLICKHOUSE_PASSWORD", "")
 	s.ch.Database = "revtrack_bench" + id
 	s.ch.ReadTimeout = 20 * time.Second
 	s.redis = redisx.DefaultConfig()

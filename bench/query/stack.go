@@ -46,6 +46,8 @@ func newStack() *stack {
 		revtrack: benchkit.Process{Logs: benchkit.NewCapped(1 << 20)}}
 	s.ch = clickhousex.DefaultConfig()
 	s.ch.Addr = benchkit.Env("REVTRACK_CLICKHOUSE_ADDR", defaultClickHouse)
+	s.ch.Username = benchkit.Env("REVTRACK_CLICKHOUSE_USERNAME", s.ch.Username)
+	s.ch.Password = benchkit.Env("REVTRACK_CLICKHOUSE_PASSWORD", "")
 	s.ch.ReadTimeout = 5 * time.Minute // counts over millions of rows on a busy two-core machine
 	s.redis = redisx.DefaultConfig()
 	s.redis.Addr = benchkit.Env("REVTRACK_REDIS_ADDR", defaultRedis)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,7 +51,8 @@ func TestTrackerInChromium(t *testing.T) {
 		"TRACKER_DEV_COLLECTOR=",
 		"TRACKER_BASE_URL=http://"+addr,
 		"TRACKER_PUBLIC_KEY="+src.PublicKey,
-		fmt.Sprintf("TRACKER_EVENTS_QUERY_URL=http://%s/?database=%s", chHTTP, chc.Database),
+		fmt.Sprintf("TRACKER_EVENTS_QUERY_URL=http://%s/?database=%s&user=%s&password=%s", chHTTP, chc.Database,
+			url.QueryEscape(chc.Username), url.QueryEscape(chc.Password)),
 		fmt.Sprintf("TRACKER_PAGE_PORT=%d", pagePort),
 		fmt.Sprintf("TRACKER_BAD_PAGE_PORT=%d", badPort),
 	)

@@ -62,6 +62,7 @@ func ClickHouseConfig(t testing.TB) clickhousex.Config {
 	t.Helper()
 	c := clickhousex.DefaultConfig()
 	c.Addr = env("REVTRACK_CLICKHOUSE_ADDR", defaultClickHouse)
+	c.Username, c.Password = clickHouseCredentials(t)
 	c.Database = "revtrack_t" + ID()
 	c.ReadTimeout = 20 * time.Second
 	srv, err := clickhousex.OpenServer(Ctx(t), c)

@@ -31,6 +31,9 @@ func BenchmarkStack(b *testing.B) {
 	c := context.Background()
 	cfg := clickhousex.DefaultConfig()
 	cfg.Addr = addr
+	if u := os.Getenv("REVTRACK_CLICKHOUSE_USERNAME"); u != "" {
+		cfg.Username, cfg.Password = u, os.Getenv("REVTRACK_CLICKHOUSE_PASSWORD")
+	}
 	if db := os.Getenv("REPORTING_STACK_DB"); db != "" {
 		cfg.Database = db
 	}
