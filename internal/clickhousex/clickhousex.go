@@ -25,14 +25,18 @@ type Config struct {
 	// ReadTimeout bounds a single query; a stuck query fails instead of blocking a consumer forever.
 	ReadTimeout  time.Duration
 	MaxOpenConns int
+	// UsersDir is the server's users.d directory, where per-workspace analyst users are written
+	// (internal/analystaccess); empty leaves that feature off. ClickHouse 18.16 has no CREATE USER.
+	UsersDir string
 }
 
-// DefaultConfig targets the local stack.
+// DefaultConfig targets the local stack. The user is revtrack's own, never the server's built-in
+// `default` (whose password nothing should know: deploy/local/stack, deploy/docker-compose.yml).
 func DefaultConfig() Config {
 	return Config{
 		Addr:         "127.0.0.1:19000",
 		Database:     "revtrack",
-		Username:     "default",
+		Username:     "revtrack",
 		DialTimeout:  5 * time.Second,
 		ReadTimeout:  30 * time.Second,
 		MaxOpenConns: 16,
@@ -48,6 +52,8 @@ func (c *Config) RegisterFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.DialTimeout, "clickhouse-dial-timeout", c.DialTimeout, "ClickHouse connect timeout")
 	fs.DurationVar(&c.ReadTimeout, "clickhouse-read-timeout", c.ReadTimeout, "ClickHouse per-query read timeout")
 	fs.IntVar(&c.MaxOpenConns, "clickhouse-max-open-conns", c.MaxOpenConns, "ClickHouse connection pool size")
+	fs.StringVar(&c.UsersDir, "clickhouse-users-dir", c.UsersDir, "the ClickHouse server's users.d directory, where revtrack admin analyst "+
+		"and /api/admin/analyst-access write per-workspace analyst users (empty: that access is off)")
 }
 
 var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)

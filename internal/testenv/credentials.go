@@ -71,3 +71,18 @@ func StackEnv(name string) (map[string]string, error) {
 func unquoteShell(v string) string { return shellEscapeRe.ReplaceAllString(v, "$1") }
 
 var shellEscapeRe = regexp.MustCompile(`\\(.)`)
+
+// ClickHouseUsersDir is the test stack's users.d directory (REVTRACK_CLICKHOUSE_USERS_DIR, or the
+// stack's), where tests that create ClickHouse users write them.
+func ClickHouseUsersDir(t testing.TB) string {
+	t.Helper()
+	clickHouseCredentials(t)
+	if d := os.Getenv("REVTRACK_CLICKHOUSE_USERS_DIR"); d != "" {
+		return d
+	}
+	env, err := StackEnv("test")
+	if err != nil || env["REVTRACK_CLICKHOUSE_USERS_DIR"] == "" {
+		t.Fatalf("REVTRACK_CLICKHOUSE_USERS_DIR is not set and `deploy/local/stack env` does not print it (%v)", err)
+	}
+	return env["REVTRACK_CLICKHOUSE_USERS_DIR"]
+}
