@@ -8,12 +8,14 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/revtrack/revtrack/internal/authn"
 	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/query/budget"
 	"github.com/revtrack/revtrack/query/reporting"
 	"github.com/revtrack/revtrack/query/tracking"
 )
@@ -52,17 +54,22 @@ type API struct {
 	Tracking TrackingReader
 	// Reporting serves the summary, metrics and customers routes.
 	Reporting Reporting
-	Log       *slog.Logger
-	Now       func() time.Time
+	// Budget is the per-key cost budget and the cap on concurrent computations (limits.go); nil
+	// limits nothing.
+	Budget *budget.Budget
+	Log    *slog.Logger
+	Now    func() time.Time
 }
 
-// Register mounts the routes. Every response disables caching (specification: reporting).
+// Register mounts the routes. Every response disables caching (specification: reporting). Only
+// workspace keys call them from outside: a tracking private key reads through MCP, whose in-process
+// requests are let through (authn.RequireWorkspaceKey).
 func (a *API) Register(r gin.IRouter) {
 	if a.Now == nil {
 		a.Now = time.Now
 	}
 	registerOpenAPI(r)
-	v1 := r.Group("/api/v1", noStore, authn.Middleware(a.Keys, writeError))
+	v1 := r.Group("/api/v1", noStore, authn.Middleware(a.Keys, writeError), authn.RequireWorkspaceKey(writeError), a.admit)
 	v1.GET("/tracking/events", a.trackingEvents)
 	v1.GET("/tracking/sources/:id/status", a.trackingStatus)
 	v1.GET("/tracking/funnel", a.trackingFunnel)
@@ -80,15 +87,24 @@ func writeError(c *gin.Context, err error) {
 	status, code := http.StatusServiceUnavailable, "unavailable"
 	msg := "temporary failure; retry with exponential backoff"
 	var ambiguous *reporting.AmbiguousError
+	var limit *budget.LimitError
 	switch {
 	case errors.As(err, &ambiguous):
 		c.AbortWithStatusJSON(http.StatusConflict, gin.H{"error": "ambiguous_customer", "message": ambiguous.Error(),
 			"customerIds": ambiguous.CustomerIDs})
 		return
+	case errors.As(err, &limit):
+		c.Header("Retry-After", strconv.Itoa(limit.RetryAfterSeconds()))
+		status, code, msg = http.StatusTooManyRequests, "rate_limited", limit.Error()
+		if errors.Is(err, budget.ErrOverloaded) {
+			status, code = http.StatusServiceUnavailable, "overloaded"
+		}
 	case errors.Is(err, controlplane.ErrInvalidKey):
-		status, code, msg = http.StatusUnauthorized, "unauthorized", "missing, invalid or revoked key"
+		status, code, msg = http.StatusUnauthorized, "unauthorized", "missing, invalid or revoked key (a tracking private key stops working when its source is disabled or the key rotated)"
 	case errors.Is(err, controlplane.ErrInactiveSubs):
 		status, code, msg = http.StatusForbidden, "subscription_inactive", "the workspace lacks an active subscription"
+	case errors.Is(err, authn.ErrSourceKey):
+		status, code, msg = http.StatusForbidden, "forbidden", err.Error()
 	case errors.Is(err, errInvalidParam), errors.Is(err, tracking.ErrInvalidFilter), errors.Is(err, reporting.ErrInvalid):
 		status, code, msg = http.StatusBadRequest, "invalid_parameter", err.Error()
 	case errors.Is(err, controlplane.ErrNotFound), errors.Is(err, errNotFound), errors.Is(err, reporting.ErrNotFound):
@@ -101,9 +117,10 @@ var errNotFound = errors.New("not found in this workspace")
 
 func (a *API) fail(c *gin.Context, err error) {
 	var ambiguous *reporting.AmbiguousError
+	var limit *budget.LimitError
 	if !errors.Is(err, errInvalidParam) && !errors.Is(err, tracking.ErrInvalidFilter) && !errors.Is(err, controlplane.ErrNotFound) &&
 		!errors.Is(err, errNotFound) && !errors.Is(err, reporting.ErrInvalid) && !errors.Is(err, reporting.ErrNotFound) &&
-		!errors.As(err, &ambiguous) {
+		!errors.As(err, &ambiguous) && !errors.As(err, &limit) {
 		a.Log.Warn("query failed", "path", c.FullPath(), "err", err)
 	}
 	writeError(c, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,6 +23,7 @@ import (
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/internal/testenv/pipeline"
 	"github.com/revtrack/revtrack/internal/testenv/runapp"
+	"github.com/revtrack/revtrack/query/budget"
 )
 
 func init() {
@@ -52,6 +54,8 @@ type call struct {
 type contractEnv struct {
 	base                 string
 	read, admin, lapsed  string // workspace API keys
+	spent                string // a workspace API key whose reporting budget the run spends (429)
+	spendBudget          func(t *testing.T)
 	pk, sk, sourceID     string // tracking source of acme
 	limitedPK, limitedSK string // a second source, to reach the rate limits
 	lapsedPK, lapsedSK   string // a source of the lapsed workspace
@@ -86,6 +90,22 @@ func startContractEnv(t *testing.T) contractEnv {
 	must(err)
 	e.admin, _, err = s.CreateAPIKey(ctx, "test", "acme", "admin", controlplane.ScopeAdmin)
 	must(err)
+	var spent controlplane.APIKey
+	e.spent, spent, err = s.CreateAPIKey(ctx, "test", "acme", "spent", controlplane.ScopeRead)
+	must(err)
+	// The app's budget of that key lives in the same Redis: charging it the way a tool call is
+	// charged spends it without a thousand requests.
+	limits := budget.New(budget.DefaultConfig(), &budget.RedisBuckets{Client: db.Redis, Prefix: db.RedisC.KeyPrefix}, nil)
+	e.spendBudget = func(t *testing.T) {
+		for range 2 * budget.DefaultConfig().Budget {
+			if err := limits.Charge(testenv.Ctx(t), spent.ID); errors.Is(err, budget.ErrRateLimited) {
+				return
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Fatal("the budget was not spent")
+	}
 	limited, limitedSK, err := s.CreateSource(ctx, "test", "acme", "app-1", "limits", []string{"https://app.example"})
 	must(err)
 	e.limitedPK, e.limitedSK = limited.PublicKey, limitedSK
@@ -424,7 +444,7 @@ func (e contractEnv) trackingCalls() []call {
 		{name: "tracking events", method: "GET", path: "/api/v1/tracking/events?" + rng, key: e.read, want: 200},
 		{name: "tracking events of one browser", method: "GET", key: e.read, want: 200,
 			path: "/api/v1/tracking/events?limit=10&sourceId=" + e.sourceID + "&acquisitionId=acq-contract&" + rng},
-		{name: "tracking events with the private key", method: "GET", path: "/api/v1/tracking/events?" + rng, key: e.sk, want: 200},
+		{name: "tracking events with the private key", method: "GET", path: "/api/v1/tracking/events?" + rng, key: e.sk, want: 403},
 		{name: "tracking events bad date", method: "GET", path: "/api/v1/tracking/events?from=yesterday", key: e.read, want: 400,
 			invalidRequest: true},
 		{name: "tracking events unknown source", method: "GET", path: "/api/v1/tracking/events?sourceId=nope", key: e.read, want: 404},
@@ -457,6 +477,10 @@ func (e contractEnv) reportingCalls() []call {
 			invalidRequest: true},
 		{name: "summary without key", method: "GET", path: "/api/v1/summary", want: 401},
 		{name: "summary lapsed", method: "GET", path: "/api/v1/summary", key: e.lapsed, want: 403},
+		{name: "summary with the private key", method: "GET", path: "/api/v1/summary", key: e.sk, want: 403},
+		{name: "summary beyond the budget", method: "GET", path: "/api/v1/summary", key: e.spent, want: 429, before: e.spendBudget},
+		{name: "summary kept, forced recomputation", method: "GET", path: "/api/v1/summary", key: e.read, want: 200,
+			header: map[string]string{"Cache-Control": "no-cache"}},
 		{name: "metric unknown", method: "GET", path: "/api/v1/metrics/churn", key: e.read, want: 404, invalidRequest: true},
 		{name: "customers", method: "GET", path: "/api/v1/customers?" + rng, key: e.read, want: 200},
 		{name: "customers first page", method: "GET", path: "/api/v1/customers?limit=2", key: e.read, want: 200,

@@ -1,9 +1,7 @@
 package query
 
 import (
-	"context"
 	"net/http"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -12,30 +10,6 @@ import (
 
 // The reporting routes (specification: Endpoints/Reporting; definitions in docs/METRICS.md). Each
 // handler validates every parameter before reading, so a bad request is a 400 whatever the data.
-
-// reportingContext is the context of a summary, metric or customer-list read. A request with
-// `Cache-Control: no-cache` asks for a response from the origin (RFC 9111, 5.2.1.4): it is computed
-// from the data instead of reusing a kept one (query/reporting/cache.go), and kept in turn.
-func reportingContext(c *gin.Context) context.Context {
-	ctx := c.Request.Context()
-	if noCacheRequested(c.Request.Header) {
-		ctx = reporting.WithNoCache(ctx)
-	}
-	return ctx
-}
-
-// noCacheRequested reports whether the request's Cache-Control directives include no-cache.
-func noCacheRequested(h http.Header) bool {
-	for _, v := range h.Values("Cache-Control") {
-		for d := range strings.SplitSeq(v, ",") {
-			name, _, _ := strings.Cut(d, "=")
-			if strings.EqualFold(strings.TrimSpace(name), "no-cache") {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // reportingRequest reads the parameters of the summary and the metrics.
 func (a *API) reportingRequest(c *gin.Context) (reporting.Request, error) {
@@ -60,7 +34,12 @@ func (a *API) summary(c *gin.Context) {
 		a.fail(c, err)
 		return
 	}
-	out, err := a.Reporting.Summary(reportingContext(c), req)
+	ctx, err := a.reportingContext(c)
+	if err != nil {
+		a.fail(c, err)
+		return
+	}
+	out, err := a.Reporting.Summary(ctx, req)
 	if err != nil {
 		a.fail(c, err)
 		return
@@ -75,7 +54,12 @@ func (a *API) metric(c *gin.Context) {
 		a.fail(c, err)
 		return
 	}
-	out, err := a.Reporting.Metric(reportingContext(c), name, req)
+	ctx, err := a.reportingContext(c)
+	if err != nil {
+		a.fail(c, err)
+		return
+	}
+	out, err := a.Reporting.Metric(ctx, name, req)
 	if err != nil {
 		a.fail(c, err)
 		return
@@ -104,7 +88,12 @@ func (a *API) customers(c *gin.Context) {
 		return
 	}
 	req.Cursor = c.Query("cursor")
-	out, err := a.Reporting.Customers(reportingContext(c), req)
+	ctx, err := a.reportingContext(c)
+	if err != nil {
+		a.fail(c, err)
+		return
+	}
+	out, err := a.Reporting.Customers(ctx, req)
 	if err != nil {
 		a.fail(c, err)
 		return

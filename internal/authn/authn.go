@@ -1,6 +1,7 @@
 // Package authn authenticates bearer keys on the workspace-facing HTTP APIs (reporting, MCP, admin):
 // a workspace API key (revtrack_sk_…) or a tracking source's private key (tracker_sk_…, which the
-// specification lets read MCP data). Keys are never logged; only their IDs are.
+// specification lets read MCP data, and nothing else: RequireWorkspaceKey keeps it off the REST
+// routes). Keys are never logged; only their IDs are.
 package authn
 
 import (
@@ -24,6 +25,10 @@ var _ Keys = (*controlplane.Store)(nil)
 
 // ErrForbiddenScope: the key is valid but may not do this (an admin operation with a read key).
 var ErrForbiddenScope = errors.New("this operation needs an admin-scoped key (create one with `revtrack admin key create --scope admin`)")
+
+// ErrSourceKey: a tracking source's private key on a route that only workspace keys may use.
+var ErrSourceKey = errors.New("a tracking private key (tracker_sk_…) reads reporting data through the MCP endpoint /api/mcp only: " +
+	"call the REST API with a workspace API key (revtrack_sk_…; `revtrack admin key create`)")
 
 // Caller is an authenticated request's identity.
 type Caller struct {
@@ -90,6 +95,32 @@ func RequireAdmin(onError func(*gin.Context, error)) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if From(c).Principal.Scope != controlplane.ScopeAdmin {
 			onError(c, ErrForbiddenScope)
+			c.Abort()
+			return
+		}
+		c.Next()
+	}
+}
+
+type viaMCPKey struct{}
+
+// ViaMCP marks a request that the MCP server sends in-process to the REST handlers for its caller
+// (query/mcp/rest.go). The mark lives in the request's context, which only code in this process can
+// set: no network request can carry it.
+func ViaMCP(ctx context.Context) context.Context { return context.WithValue(ctx, viaMCPKey{}, true) }
+
+func isViaMCP(ctx context.Context) bool {
+	v, _ := ctx.Value(viaMCPKey{}).(bool)
+	return v
+}
+
+// RequireWorkspaceKey refuses a tracking source's private key with ErrSourceKey (403), unless the
+// request is one the MCP server makes for that key's MCP call (ViaMCP): the specification lets the
+// private key read MCP data, and MCP reads through the REST handlers. Runs after Middleware.
+func RequireWorkspaceKey(onError func(*gin.Context, error)) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if From(c).Principal.SourceID != "" && !isViaMCP(c.Request.Context()) {
+			onError(c, ErrSourceKey)
 			c.Abort()
 			return
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/revtrack/revtrack/processors"
 	"github.com/revtrack/revtrack/processors/platformsync"
 	"github.com/revtrack/revtrack/query"
+	"github.com/revtrack/revtrack/query/budget"
 	querymcp "github.com/revtrack/revtrack/query/mcp"
 	"github.com/revtrack/revtrack/query/reporting"
 	"github.com/revtrack/revtrack/query/tracking"
@@ -133,9 +134,11 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 		}
 		(&adminapi.API{Store: store, Log: adminLog, Sync: syncAPI, Ads: adsAPI}).Register(engine)
 		queryLog := a.log.With("component", "query")
+		limits := budget.New(a.cfg.QueryLimits, &budget.RedisBuckets{Client: in.redis, Prefix: a.cfg.Redis.KeyPrefix}, reg)
 		(&query.API{Keys: store, Sources: store, Tracking: tracking.New(in.clickhouse),
-			Reporting: reporting.New(in.clickhouse, reporting.WithLogger(queryLog)), Log: queryLog}).Register(engine)
-		querymcp.New(querymcp.Deps{REST: engine, Keys: store, SyncRuns: querymcp.SyncRuns(in.clickhouse), Registry: reg, Log: a.log.With("component", "mcp")}).Register(engine)
+			Reporting: reporting.New(in.clickhouse, reporting.WithLogger(queryLog)), Budget: limits, Log: queryLog}).Register(engine)
+		querymcp.New(querymcp.Deps{REST: engine, Keys: store, SyncRuns: querymcp.SyncRuns(in.clickhouse), Budget: limits, Registry: reg,
+			Log: a.log.With("component", "mcp")}).Register(engine)
 	}
 
 	g, gctx := errgroup.WithContext(ctx)

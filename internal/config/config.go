@@ -21,6 +21,7 @@ import (
 	"github.com/revtrack/revtrack/internal/redisx"
 	"github.com/revtrack/revtrack/processors"
 	"github.com/revtrack/revtrack/processors/platformsync"
+	"github.com/revtrack/revtrack/query/budget"
 	"github.com/revtrack/revtrack/uploader"
 )
 
@@ -42,6 +43,8 @@ type Config struct {
 	Redis      redisx.Config
 	Process    processors.Config
 	Ingest     ingest.Config
+	// QueryLimits are the reporting edge's cost limits (REST /api/v1 and MCP; query/budget).
+	QueryLimits budget.Config
 	// PlatformSync is the partner API sync: its schedule (process component) and its walks.
 	PlatformSync platformsync.Config
 	// Uploader is the ad-conversion upload: the advertising connection's OAuth client and where
@@ -66,6 +69,7 @@ func Default() Config {
 		Redis:          redisx.DefaultConfig(),
 		Process:        processors.DefaultConfig(),
 		Ingest:         ingest.DefaultConfig(),
+		QueryLimits:    budget.DefaultConfig(),
 		PlatformSync:   platformsync.DefaultConfig(),
 		Uploader:       uploader.DefaultConfig(),
 		AutoMigrate:    true,
@@ -85,6 +89,7 @@ func (c *Config) RegisterFlags(fs *pflag.FlagSet) {
 	c.Redis.RegisterFlags(fs)
 	c.Process.RegisterFlags(fs)
 	c.Ingest.RegisterFlags(fs)
+	c.QueryLimits.RegisterFlags(fs)
 	c.PlatformSync.RegisterFlags(fs)
 	c.Uploader.RegisterFlags(fs)
 	fs.BoolVar(&c.AutoMigrate, "auto-migrate", c.AutoMigrate, "apply ClickHouse migrations and create Kafka topics at start-up")
@@ -117,7 +122,7 @@ func ApplyEnv(fs *pflag.FlagSet) error {
 // Validate checks everything and fills derived values.
 func (c *Config) Validate() error {
 	errs := []error{c.Log.Validate(), c.Kafka.Validate(), c.ClickHouse.Validate(), c.Redis.Validate(), c.Process.Validate(), c.Ingest.Validate(),
-		c.PlatformSync.Validate(), c.Uploader.Validate()}
+		c.QueryLimits.Validate(), c.PlatformSync.Validate(), c.Uploader.Validate()}
 	if _, _, err := net.SplitHostPort(c.HTTP.Addr); err != nil {
 		errs = append(errs, fmt.Errorf("http-addr: %w", err))
 	}

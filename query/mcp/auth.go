@@ -20,7 +20,8 @@ func writeError(c *gin.Context, err error) {
 	switch {
 	case errors.Is(err, controlplane.ErrInvalidKey):
 		status, code = http.StatusUnauthorized, "unauthorized"
-		msg = "missing, invalid or revoked key: send a workspace API key or a tracking private key as `Authorization: Bearer <key>` (OAuth sign-in is not supported)"
+		msg = "missing, invalid or revoked key (a tracking private key stops working when its source is disabled or the key is rotated): " +
+			"send a workspace API key or a tracking private key as `Authorization: Bearer <key>` (OAuth sign-in is not supported)"
 		c.Header("WWW-Authenticate", `Bearer realm="revtrack"`)
 	case errors.Is(err, controlplane.ErrInactiveSubs):
 		status, code, msg = http.StatusForbidden, "subscription_inactive", "the workspace lacks an active subscription"

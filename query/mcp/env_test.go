@@ -79,7 +79,8 @@ func startStack(t testing.TB) stack {
 
 	flags := []string{"--clickhouse-addr", db.CH.Addr, "--clickhouse-database", db.CH.Database, "--redis-addr", db.RedisC.Addr,
 		"--redis-key-prefix", db.RedisC.KeyPrefix, "--kafka-brokers", strings.Join(kc.Brokers, ","), "--kafka-topic-suffix", kc.TopicSuffix,
-		"--encryption-keys", "test-k1:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32))}
+		"--encryption-keys", "test-k1:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32)),
+		"--partner-api-base-url", fake.URL, "--egress-allow-private-networks"}
 	run := func(wantCode int, args ...string) {
 		t.Helper()
 		var out, logs bytes.Buffer
@@ -88,7 +89,7 @@ func startStack(t testing.TB) stack {
 		}
 	}
 	t.Setenv("REVTRACK_TEST_PARTNER_TOKEN", scfg.Tokens[0])
-	run(0, "admin", "partner", "connect", "acme", "--org", scfg.OrgID, "--token-env", "REVTRACK_TEST_PARTNER_TOKEN", "--api-url", fake.URL)
+	run(0, "admin", "partner", "connect", "acme", "--org", scfg.OrgID, "--token-env", "REVTRACK_TEST_PARTNER_TOKEN")
 	for _, id := range appIDs {
 		run(0, "admin", "sync", "run", "acme", "--app", id, "--timeout", "5m")
 	}

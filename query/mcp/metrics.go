@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/revtrack/revtrack/query/budget"
 )
 
 // Outcomes of a tool call: the metric label, a closed vocabulary.
@@ -15,6 +17,7 @@ const (
 	outcomeForbidden       = "forbidden"
 	outcomeNotFound        = "not_found"
 	outcomeAmbiguous       = "ambiguous_customer"
+	outcomeRateLimited     = "rate_limited"
 	outcomeUnavailable     = "unavailable"
 )
 
@@ -43,6 +46,8 @@ func outcomeOf(err error) string {
 		return outcomeOK
 	case errors.Is(err, errInvalidArgs):
 		return outcomeInvalidArgument
+	case errors.Is(err, budget.ErrRateLimited):
+		return outcomeRateLimited
 	case errors.As(err, &re):
 		switch re.Status {
 		case http.StatusBadRequest:
@@ -55,6 +60,8 @@ func outcomeOf(err error) string {
 			return outcomeNotFound
 		case http.StatusConflict:
 			return outcomeAmbiguous
+		case http.StatusTooManyRequests:
+			return outcomeRateLimited
 		}
 	}
 	return outcomeUnavailable

@@ -10,12 +10,15 @@ import (
 	"strings"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/revtrack/revtrack/internal/authn"
 )
 
 // restClient calls the query edge's REST handlers in-process: an http.Request dispatched into the
 // same handler chain as a network request, with the MCP caller's bearer header (and Cache-Control
-// header, if any). Nothing is
-// re-implemented or re-checked here: authentication, parameter rules, data access and every number
+// header, if any), marked as MCP's own (authn.ViaMCP), which is what lets a tracking private key
+// through: the REST routes refuse that key from the network. Nothing is re-implemented or
+// re-checked here: authentication, parameter rules, data access, the cost limits and every number
 // are the REST API's, and its error replies become tool errors (errors.go).
 type restClient struct{ h http.Handler }
 
@@ -38,6 +41,8 @@ type restError struct {
 	Code    string // the body's "error"
 	Message string // the body's "message"
 	Body    json.RawMessage
+	// RetryAfter is the reply's Retry-After header (429, 503), "" without one.
+	RetryAfter string
 }
 
 func (e *restError) Error() string {
@@ -48,7 +53,7 @@ func (e *restError) Error() string {
 // *restError.
 func (c restClient) get(ctx context.Context, path string, q url.Values) (json.RawMessage, error) {
 	u := &url.URL{Path: path, RawQuery: q.Encode()}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	req, err := http.NewRequestWithContext(authn.ViaMCP(ctx), http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("build request %s: %w", path, err)
 	}
@@ -72,7 +77,7 @@ func (c restClient) get(ctx context.Context, path string, q url.Values) (json.Ra
 		}
 		return body, nil
 	}
-	re := &restError{Status: w.status, Body: body}
+	re := &restError{Status: w.status, Body: body, RetryAfter: w.header.Get("Retry-After")}
 	var e struct {
 		Error   string `json:"error"`
 		Message string `json:"message"`

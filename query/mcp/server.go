@@ -43,6 +43,9 @@ type Deps struct {
 	Keys authn.Keys
 	// SyncRuns reads the sync runs of list_sync_runs.
 	SyncRuns SyncRunReader
+	// Budget charges each tool call its own cost, beside the REST requests it makes (which the REST
+	// API charges); nil charges nothing.
+	Budget Charger
 	// Registry receives the tool-call metrics; nil registers them nowhere.
 	Registry prometheus.Registerer
 	Log      *slog.Logger
@@ -67,7 +70,7 @@ func New(d Deps) *Server {
 	if d.Registry == nil {
 		d.Registry = prometheus.NewRegistry()
 	}
-	t := &tools{rest: restClient{h: d.REST}, runs: d.SyncRuns, log: d.Log, metrics: newMetrics(d.Registry)}
+	t := &tools{rest: restClient{h: d.REST}, runs: d.SyncRuns, budget: d.Budget, log: d.Log, metrics: newMetrics(d.Registry)}
 	for _, def := range t.all() {
 		m.AddTool(def.tool, def.handler)
 	}

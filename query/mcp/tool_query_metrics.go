@@ -44,7 +44,8 @@ const queryMetricsDescription = "One or more metrics over a date range, optional
 	"Point-in-time figures (MRR, ARR, concentration) are as of each point's last date; usage sums cover the point's dates; " +
 	"net revenue retention compares each point's opening with its close. A series makes one computation per point and metric, " +
 	"at most 120 per call (e.g. 90 daily points of one metric, or 12 monthly points of all five); beyond that, ask for a coarser " +
-	"interval, fewer metrics or a shorter range. For a plain workspace overview, get_summary is cheaper." + moneyNote
+	"interval, fewer metrics or a shorter range. Every computation spends the key's reporting budget (an answer computed before, for unchanged data, " +
+	"costs far less); beyond the budget the call fails with the seconds to wait. For a plain workspace overview, get_summary is cheaper." + moneyNote
 
 func (t *tools) queryMetrics() toolDef {
 	return newTool(t, "query_metrics", "Metrics and time series", queryMetricsDescription, nil, t.runQueryMetrics)

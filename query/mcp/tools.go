@@ -8,6 +8,8 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/revtrack/revtrack/query/budget"
 )
 
 // tools holds what the tool handlers share. One file per tool (tool_*.go) defines its arguments, its
@@ -15,8 +17,27 @@ import (
 type tools struct {
 	rest    restClient
 	runs    SyncRunReader
+	budget  Charger // nil: tool calls cost nothing of their own
 	log     *slog.Logger
 	metrics *metrics
+}
+
+// Charger takes the cost of one tool call from its caller's budget, or refuses it with a
+// *budget.LimitError (query/budget.Budget). The REST requests a tool makes are charged by the REST
+// API itself.
+type Charger interface {
+	Charge(ctx context.Context, keyID string) error
+}
+
+var _ Charger = (*budget.Budget)(nil)
+
+// charge takes the cost of a tool call of the request's caller.
+func (t *tools) charge(ctx context.Context) error {
+	if t.budget == nil {
+		return nil
+	}
+	ci, _ := callerFrom(ctx)
+	return t.budget.Charge(ctx, ci.caller.Principal.KeyID)
 }
 
 type toolDef struct {
@@ -58,6 +79,9 @@ func newTool[T any](t *tools, name, title, description string, h hints, fn func(
 	}
 	v := newArgValidator(name, tool.RawInputSchema)
 	call := func(ctx context.Context, req mcpgo.CallToolRequest) (json.RawMessage, error) {
+		if err := t.charge(ctx); err != nil {
+			return nil, err
+		}
 		if err := v.validate(req.GetRawArguments()); err != nil {
 			return nil, err
 		}

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
+
+	"github.com/revtrack/revtrack/query/budget"
 )
 
 // Computed responses are kept with the version of the data they were computed from, and served
@@ -195,15 +197,20 @@ func cached[T any](ctx context.Context, s *Store, keys []string, tables []string
 
 // cachedAt is cached with the version already read ("": compute only, keep nothing).
 func cachedAt[T any](ctx context.Context, s *Store, version string, keys []string, compute func() (T, error), keep func(T) bool) (T, error) {
-	if s.cache == nil || version == "" {
-		return compute()
-	}
-	if !noCache(ctx) {
+	if s.cache != nil && version != "" && !noCache(ctx) {
 		for _, key := range keys {
 			if v, ok := s.cache.get(key, version); ok {
 				return v.(T), nil
 			}
 		}
+	}
+	// Only now is the request known to compute: that is what its budget is charged for.
+	if err := budget.Compute(ctx); err != nil {
+		var zero T
+		return zero, err
+	}
+	if s.cache == nil || version == "" {
+		return compute()
 	}
 	v, err := compute()
 	if err == nil && keep(v) {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/revtrack/revtrack/query/budget"
 )
 
 // Timeline limits (specification: Limits).
@@ -109,6 +111,10 @@ type CustomerDetail struct {
 
 // Customer answers for one customer of the covered apps, excluded ones too (specification rule 4).
 func (s *Store) Customer(ctx context.Context, req DetailRequest) (CustomerDetail, error) {
+	// Nothing of a detail is kept: every request computes.
+	if err := budget.Compute(ctx); err != nil {
+		return CustomerDetail{}, err
+	}
 	generatedAt := s.now().UTC()
 	// The covered apps' sync state is read while the customer is found; the customer's app is then
 	// picked from it.

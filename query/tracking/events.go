@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/revtrack/revtrack/query/budget"
 )
 
 // Evidence badges (spec, Events): browser events are not proof of payment; server events are
@@ -77,6 +79,9 @@ func (s *Store) RecentEvents(ctx context.Context, f Filter) ([]Event, error) {
 	}
 	from, to, err := s.dateRange(f.From, f.To)
 	if err != nil {
+		return nil, err
+	}
+	if err := budget.Compute(ctx); err != nil {
 		return nil, err
 	}
 	browser, err := s.recentBrowser(ctx, f, from, to)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/revtrack/revtrack/query/budget"
 )
 
 // Funnel dimensions: what the acquisitions are grouped by, all from the acquisition's side.
@@ -110,6 +112,9 @@ func (s *Store) Funnel(ctx context.Context, f FunnelFilter) (Funnel, error) {
 	}
 	from, to, err := s.dateRange(f.From, f.To)
 	if err != nil {
+		return Funnel{}, err
+	}
+	if err := budget.Compute(ctx); err != nil {
 		return Funnel{}, err
 	}
 	out := Funnel{Dimension: f.Dimension, From: from, To: to, WindowSeconds: int64(f.Window / time.Second), Groups: []FunnelGroup{}}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/revtrack/revtrack/query/budget"
 )
 
 // LedgerRow is the commissionable money of one first-touch tracker_ref in one currency.
@@ -32,6 +34,9 @@ func (s *Store) Ledger(ctx context.Context, sc Scope, from, to time.Time) ([]Led
 	}
 	from, to, err := s.dateRange(from, to)
 	if err != nil {
+		return nil, err
+	}
+	if err := budget.Compute(ctx); err != nil {
 		return nil, err
 	}
 	rows, err := s.conn.Query(ctx, selectLedger, sc.WorkspaceID, sc.apps(), epoch(from), epoch(to), sc.WorkspaceID, sc.apps())

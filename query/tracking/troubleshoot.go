@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/revtrack/revtrack/query/budget"
 )
 
 // Troubleshooting condition codes: the spec's four tracking troubleshooting conditions.
@@ -71,6 +73,9 @@ func (s *Store) Troubleshoot(ctx context.Context, sc Scope, sourceID string, sin
 	}
 	if since.IsZero() {
 		since = s.now().Add(-DefaultRange)
+	}
+	if err := budget.Compute(ctx); err != nil {
+		return Troubleshooting{}, err
 	}
 	tr := Troubleshooting{WorkspaceID: workspaceID, SourceID: sourceID, Since: since.UTC(), Hint: rejectionsHint}
 	var pvLast, evLast time.Time
