@@ -13,10 +13,12 @@ import (
 const disconnectedReason = "advertising connection disconnected"
 
 // Disconnect revokes the workspace's credential at Google. When Google confirms, the connection
-// becomes disconnected, the stored token is erased and the enabled mappings are disabled; mappings
-// and queue rows are kept for audit. When Google does not confirm, nothing else changes: the
-// connection stays connected with its credential, the failure is recorded as its last error and
-// returned (matching ErrRevocationUnconfirmed), and the disconnection may be retried.
+// becomes disconnected, every stored copy of the token is deleted (and the deletion waited for) and
+// the enabled mappings are disabled; mappings and queue rows are kept for audit. When Google does
+// not confirm, nothing else changes: the connection stays connected with its credential, the
+// failure is recorded as its last error and returned (matching ErrRevocationUnconfirmed), and the
+// disconnection may be retried. When the deletion has not finished in time the error matches
+// controlplane.ErrEraseUnconfirmed; disconnecting again then waits for it again.
 func (s *Setup) Disconnect(ctx context.Context, actor, workspaceID string) (controlplane.AdConnection, error) {
 	unlock, err := s.lock(ctx, workspaceID)
 	if err != nil {
@@ -26,6 +28,17 @@ func (s *Setup) Disconnect(ctx context.Context, actor, workspaceID string) (cont
 	c, ok, err := s.conns.Get(ctx, workspaceID)
 	if err != nil {
 		return controlplane.AdConnection{}, err
+	}
+	if ok && !c.Connected() {
+		// An earlier disconnection whose deletion of the token had not finished: confirm it.
+		c, erased, err := s.conns.FinishErase(ctx, workspaceID)
+		if err != nil {
+			return controlplane.AdConnection{}, fmt.Errorf("the connection is disconnected, but %w", err)
+		}
+		if erased {
+			s.log.Info("ads credential erase confirmed", "workspace", workspaceID, "connection", c.ConnectionID)
+			return c, nil
+		}
 	}
 	if !ok || !c.Connected() {
 		return controlplane.AdConnection{}, fmt.Errorf("%w: the workspace has no advertising connection to disconnect", ErrConflict)
@@ -51,6 +64,10 @@ func (s *Setup) Disconnect(ctx context.Context, actor, workspaceID string) (cont
 		return controlplane.AdConnection{}, err
 	}
 	c, err = s.conns.Disconnect(ctx, actor, workspaceID)
+	if errors.Is(err, controlplane.ErrEraseUnconfirmed) {
+		s.log.Warn("ads connection disconnected; the stored credential's deletion has not finished", "workspace", workspaceID, "err", err)
+		return controlplane.AdConnection{}, fmt.Errorf("Google confirmed the revocation and the connection is disconnected, but %w", err)
+	}
 	if err != nil {
 		return controlplane.AdConnection{}, err
 	}

@@ -160,8 +160,9 @@ func (e *setupEnv) assertSecretNowhere(secret string) {
 	var n uint64
 	if err := e.db.Conn.QueryRow(e.ctx, `SELECT
     (SELECT count() FROM ad_connections WHERE position(refresh_token_enc, ?) > 0 OR position(last_error, ?) > 0)
+  + (SELECT count() FROM sealed_secrets WHERE position(sealed, ?) > 0)
   + (SELECT count() FROM audit_log WHERE position(details, ?) > 0)
-  + (SELECT count() FROM ad_mappings WHERE position(disabled_reason, ?) > 0)`, secret, secret, secret, secret).Scan(&n); err != nil {
+  + (SELECT count() FROM ad_mappings WHERE position(disabled_reason, ?) > 0)`, secret, secret, secret, secret, secret).Scan(&n); err != nil {
 		e.t.Fatal(err)
 	}
 	if n != 0 {

@@ -119,7 +119,7 @@ func errorBody(err error) (int, gin.H) {
 		status, code, msg = http.StatusConflict, "conflict", err.Error()
 	case errors.Is(err, uploader.ErrNotConfigured):
 		status, code, msg = http.StatusConflict, "ads_not_configured", err.Error()
-	case errors.Is(err, uploader.ErrUnavailable):
+	case errors.Is(err, uploader.ErrUnavailable), errors.Is(err, controlplane.ErrEraseUnconfirmed):
 		msg = err.Error()
 	}
 	body["error"], body["message"] = code, msg

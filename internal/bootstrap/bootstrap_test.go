@@ -122,7 +122,7 @@ func assertTables(t *testing.T, conn driver.Conn, database string) {
 		"acquisitions", "acquisitions_mv", "shop_attribution", "shop_attribution_mv", "funnel_events",
 		"partner_connections", "platform_customers", "platform_charges", "platform_lifecycle_events", "platform_transactions",
 		"platform_usage_charges", "usage_events", "sync_runs", "sync_cursors",
-		"ad_connections", "conversion_actions", "ad_mappings", "upload_queue", "schema_migrations"}
+		"ad_connections", "conversion_actions", "ad_mappings", "upload_queue", "sealed_secrets", "schema_migrations"}
 	for _, tbl := range want {
 		var n uint64
 		if err := conn.QueryRow(ctx, "SELECT count() FROM system.tables WHERE database = ? AND name = ?", database, tbl).Scan(&n); err != nil {

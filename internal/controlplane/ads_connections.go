@@ -14,8 +14,9 @@ import (
 
 // Advertising connection: a workspace's OAuth grant at the advertising platform and the account its
 // conversions go to. The refresh token is stored only sealed (AES-256-GCM, see Keyring), bound to
-// the workspace ID; it is never logged, audited, returned by a view or put in an error. Only
-// AdConnections.RefreshToken opens it, for the uploader and for revocation.
+// the workspace ID, in sealed_secrets apart from the connection's versioned record (secrets.go); it
+// is never logged, audited, returned by a view or put in an error. Only AdConnections.RefreshToken
+// opens it, for the uploader and for revocation.
 //
 // Like partner connections these are read from ClickHouse, not the Redis cache: only the setup
 // operations and the uploader's dispatcher read them, and the sealed token never leaves ClickHouse.
@@ -52,8 +53,6 @@ type AdConnection struct {
 	SealedWithKey string    `json:"sealedWithKey"`
 	CreatedAt     time.Time `json:"createdAt"`
 	UpdatedAt     time.Time `json:"updatedAt"`
-
-	tokenEnc string
 }
 
 // Connected reports whether the connection holds a credential.
@@ -86,12 +85,12 @@ func (c *AdConnections) Get(ctx context.Context, workspaceID string) (AdConnecti
 	}
 	var a AdConnection
 	var v uint64
-	if err := rows.Scan(&a.ConnectionID, &a.WorkspaceID, &a.Provider, &a.State, &a.tokenEnc, &a.GrantedScopes,
+	if err := rows.Scan(&a.ConnectionID, &a.WorkspaceID, &a.Provider, &a.State, &a.SealedWithKey, &a.GrantedScopes,
 		&a.ConversionCustomerID, &a.LoginCustomerID, &a.LastError, &a.ConnectedBy, &a.CreatedAt, &a.UpdatedAt, &v); err != nil {
 		return AdConnection{}, false, fmt.Errorf("scan ad connection: %w", err)
 	}
-	if a.tokenEnc != "" {
-		a.SealedWithKey, _ = SealedKeyID(a.tokenEnc)
+	if !a.Connected() {
+		a.SealedWithKey = ""
 	}
 	return a, true, rows.Err()
 }
@@ -116,24 +115,40 @@ func (c *AdConnections) connected(ctx context.Context, workspaceID string) (AdCo
 // RefreshToken opens the workspace's refresh token. It fails with ErrNotFound when no token is
 // stored (never connected, or disconnected) and with ErrCannotOpen when no configured key opens it.
 func (c *AdConnections) RefreshToken(ctx context.Context, workspaceID string) (string, error) {
+	tok, _, err := c.open(ctx, workspaceID)
+	return tok, err
+}
+
+// open returns the opened refresh token of a connected workspace with its connection. Only a
+// connected record leads to the secret, so a disconnected connection's secret whose deletion is
+// still running is never read.
+func (c *AdConnections) open(ctx context.Context, workspaceID string) (string, AdConnection, error) {
 	a, ok, err := c.Get(ctx, workspaceID)
 	if err != nil {
-		return "", err
+		return "", AdConnection{}, err
 	}
-	if !ok || a.tokenEnc == "" {
-		return "", fmt.Errorf("%w: advertising credential of workspace %s", ErrNotFound, workspaceID)
+	sealed, found := "", false
+	if ok && a.Connected() {
+		if sealed, _, found, err = c.s.secret(ctx, secretAdRefreshToken, a.ConnectionID); err != nil {
+			return "", AdConnection{}, err
+		}
 	}
-	tok, err := c.keys.Open(a.tokenEnc, a.WorkspaceID)
+	if !found {
+		return "", AdConnection{}, fmt.Errorf("%w: advertising credential of workspace %s", ErrNotFound, workspaceID)
+	}
+	tok, err := c.keys.Open(sealed, a.WorkspaceID)
 	if err != nil {
-		return "", fmt.Errorf("advertising credential of workspace %s: %w", workspaceID, err)
+		return "", AdConnection{}, fmt.Errorf("advertising credential of workspace %s: %w", workspaceID, err)
 	}
-	return tok, nil
+	return tok, a, nil
 }
 
 // Connect stores a new credential. A disconnected (or never connected) workspace gets a new
 // connection with no account selected; a connected one keeps its connection, account and mappings
-// and only has its credential replaced. The audit entry names the scopes and sealing key, never
-// the token.
+// and only has its credential replaced: the replaced sealing is deleted (waited for up to
+// Store.EraseTimeout; the deletion is durable and finishes in the background should it take
+// longer, and it is never read meanwhile). The audit entry names the scopes and sealing key,
+// never the token.
 func (c *AdConnections) Connect(ctx context.Context, actor, workspaceID, refreshToken string, scopes []string) (AdConnection, error) {
 	if refreshToken == "" || strings.ContainsAny(refreshToken, " \t\r\n") {
 		return AdConnection{}, fmt.Errorf("%w: refresh token is empty or contains whitespace", ErrInvalid)
@@ -157,15 +172,37 @@ func (c *AdConnections) Connect(ctx context.Context, actor, workspaceID, refresh
 	a.GrantedScopes = slices.Compact(slices.Sorted(slices.Values(scopes)))
 	a.LastError = ""
 	a.ConnectedBy = actor
-	if a.tokenEnc, err = c.keys.Seal(refreshToken, workspaceID); err != nil {
-		return AdConnection{}, fmt.Errorf("seal advertising credential: %w", err)
-	}
-	a.SealedWithKey = c.keys.PrimaryKeyID()
-	if a, err = c.write(ctx, a); err != nil {
+	if a, err = c.storeToken(ctx, a, refreshToken); err != nil {
 		return AdConnection{}, err
 	}
-	return a, c.audit(ctx, actor, action, a, map[string]string{"scopes": strings.Join(a.GrantedScopes, " "),
-		"sealedWithKey": a.SealedWithKey, "provider": a.Provider})
+	if err := c.audit(ctx, actor, action, a, map[string]string{"scopes": strings.Join(a.GrantedScopes, " "),
+		"sealedWithKey": a.SealedWithKey, "provider": a.Provider}); err != nil {
+		return AdConnection{}, err
+	}
+	return a, c.supersede(ctx, a.ConnectionID)
+}
+
+// storeToken seals token into a new secret row of the connection, then writes the record naming
+// its key. The secret comes first: a record that says connected always has a secret to open.
+func (c *AdConnections) storeToken(ctx context.Context, a AdConnection, token string) (AdConnection, error) {
+	sealed, err := c.keys.Seal(token, a.WorkspaceID)
+	if err != nil {
+		return AdConnection{}, fmt.Errorf("seal advertising credential: %w", err)
+	}
+	if _, err := c.s.putSecret(ctx, secretAdRefreshToken, a.ConnectionID, a.WorkspaceID, sealed); err != nil {
+		return AdConnection{}, err
+	}
+	a.SealedWithKey = c.keys.PrimaryKeyID()
+	return c.write(ctx, a)
+}
+
+// supersede deletes the connection's sealings older than its newest. Not finishing within the wait
+// is no failure of the caller's change: the mutation continues, and the older rows are never read.
+func (c *AdConnections) supersede(ctx context.Context, connectionID string) error {
+	if err := c.s.supersede(ctx, secretAdRefreshToken, connectionID); err != nil && !errors.Is(err, ErrEraseUnconfirmed) {
+		return err
+	}
+	return nil
 }
 
 // SelectAccount sets the conversion customer and the optional manager login customer of a
@@ -206,12 +243,12 @@ func (c *AdConnections) SetLastError(ctx context.Context, actor, workspaceID, me
 // when the credential was replaced meanwhile (a reconnect) or the connection ended, the refusal is
 // old news and the connection is left alone.
 func (c *AdConnections) CredentialRefused(ctx context.Context, actor, workspaceID, refreshToken, message string) (bool, error) {
-	a, ok, err := c.Get(ctx, workspaceID)
-	if err != nil || !ok || !a.Connected() || a.tokenEnc == "" {
-		return false, err
-	}
-	if tok, err := c.keys.Open(a.tokenEnc, a.WorkspaceID); err != nil || tok != refreshToken {
+	tok, _, err := c.open(ctx, workspaceID)
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrCannotOpen) {
 		return false, nil
+	}
+	if err != nil || tok != refreshToken {
+		return false, err
 	}
 	if _, err := c.setLastError(ctx, actor, workspaceID, "ads_connection.credential_refused", message); err != nil {
 		return false, err
@@ -248,42 +285,69 @@ func (c *AdConnections) setLastError(ctx context.Context, actor, workspaceID, ac
 }
 
 // Disconnect finishes a disconnection whose revocation the platform confirmed: the state becomes
-// disconnected and the stored token is erased (a new version with an empty sealed value). The
-// caller disables the mappings; they and the queue rows stay for audit.
+// disconnected, then every stored copy of the token is deleted and the deletion waited for. The
+// caller disables the mappings; they and the queue rows stay for audit. When the deletion has not
+// finished within Store.EraseTimeout the connection is disconnected and the error wraps
+// ErrEraseUnconfirmed; FinishErase confirms it later.
 func (c *AdConnections) Disconnect(ctx context.Context, actor, workspaceID string) (AdConnection, error) {
 	a, err := c.connected(ctx, workspaceID)
 	if err != nil {
 		return AdConnection{}, err
 	}
 	a.State = AdStateDisconnected
-	a.tokenEnc, a.SealedWithKey, a.LastError = "", "", ""
+	a.SealedWithKey, a.LastError = "", ""
 	if a, err = c.write(ctx, a); err != nil {
 		return AdConnection{}, err
 	}
-	return a, c.audit(ctx, actor, "ads_connection.disconnect", a, map[string]string{
-		"conversionCustomerId": a.ConversionCustomerID, "loginCustomerId": a.LoginCustomerID})
+	if err := c.audit(ctx, actor, "ads_connection.disconnect", a, map[string]string{
+		"conversionCustomerId": a.ConversionCustomerID, "loginCustomerId": a.LoginCustomerID}); err != nil {
+		return AdConnection{}, err
+	}
+	return a, c.s.eraseSecret(ctx, secretAdRefreshToken, a.ConnectionID, legacyAdToken)
+}
+
+// FinishErase completes the erase of a disconnected connection's token whose deletion had not
+// finished (Disconnect's ErrEraseUnconfirmed). erased reports whether a stored copy was left; the
+// error wraps ErrEraseUnconfirmed while the deletion still runs.
+func (c *AdConnections) FinishErase(ctx context.Context, workspaceID string) (a AdConnection, erased bool, err error) {
+	a, ok, err := c.Get(ctx, workspaceID)
+	if err != nil || !ok || a.Connected() {
+		return a, false, err
+	}
+	left, err := c.s.secretLeft(ctx, secretAdRefreshToken, a.ConnectionID, legacyAdToken)
+	if err != nil || !left {
+		return a, false, err
+	}
+	return a, true, c.s.eraseSecret(ctx, secretAdRefreshToken, a.ConnectionID, legacyAdToken)
 }
 
 // Reseal re-seals with the first key a workspace's token sealed with another key (step 2 of key
-// rotation, see Keyring). It reports whether it re-sealed.
+// rotation, see Keyring), and deletes the sealing it replaces, so that the old key then opens no
+// stored copy. It reports whether it re-sealed. A deletion a previous run did not see finish is
+// waited for again.
 func (c *AdConnections) Reseal(ctx context.Context, actor, workspaceID string) (bool, error) {
 	a, ok, err := c.Get(ctx, workspaceID)
-	if err != nil || !ok || a.tokenEnc == "" || a.SealedWithKey == c.keys.PrimaryKeyID() {
+	if err != nil || !ok || !a.Connected() {
 		return false, err
+	}
+	if a.SealedWithKey == c.keys.PrimaryKeyID() {
+		return false, c.s.supersede(ctx, secretAdRefreshToken, a.ConnectionID)
 	}
 	old := a.SealedWithKey
-	tok, err := c.keys.Open(a.tokenEnc, a.WorkspaceID)
+	tok, a, err := c.open(ctx, workspaceID)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
 	if err != nil {
-		return false, fmt.Errorf("advertising credential of workspace %s: %w", workspaceID, err)
-	}
-	if a.tokenEnc, err = c.keys.Seal(tok, a.WorkspaceID); err != nil {
 		return false, err
 	}
-	a.SealedWithKey = c.keys.PrimaryKeyID()
-	if a, err = c.write(ctx, a); err != nil {
+	if a, err = c.storeToken(ctx, a, tok); err != nil {
 		return false, err
 	}
-	return true, c.audit(ctx, actor, "ads_connection.reseal", a, map[string]string{"fromKey": old, "toKey": a.SealedWithKey})
+	if err := c.audit(ctx, actor, "ads_connection.reseal", a, map[string]string{"fromKey": old, "toKey": a.SealedWithKey}); err != nil {
+		return false, err
+	}
+	return true, c.s.supersede(ctx, secretAdRefreshToken, a.ConnectionID)
 }
 
 // ResealAll re-seals every workspace's token sealed with another key than the first (run with the
@@ -317,12 +381,9 @@ func (c *AdConnections) write(ctx context.Context, a AdConnection) (AdConnection
 	if a.GrantedScopes == nil {
 		a.GrantedScopes = []string{}
 	}
-	keyID := ""
-	if a.tokenEnc != "" {
-		keyID, _ = SealedKeyID(a.tokenEnc)
-	}
-	if err := c.s.insert(ctx, insertAdConnection, []any{a.ConnectionID, a.WorkspaceID, a.Provider, a.State, a.tokenEnc,
-		keyID, a.GrantedScopes, a.ConversionCustomerID, a.LoginCustomerID, a.LastError, a.ConnectedBy,
+	// refresh_token_enc is written empty: the token lives in sealed_secrets (migration 0017).
+	if err := c.s.insert(ctx, insertAdConnection, []any{a.ConnectionID, a.WorkspaceID, a.Provider, a.State, "",
+		a.SealedWithKey, a.GrantedScopes, a.ConversionCustomerID, a.LoginCustomerID, a.LastError, a.ConnectedBy,
 		a.CreatedAt, a.UpdatedAt, c.s.version()}); err != nil {
 		return AdConnection{}, fmt.Errorf("write ad connection: %w", err)
 	}

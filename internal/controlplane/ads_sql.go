@@ -9,7 +9,7 @@ created_at, updated_at, version)`
 	// A workspace has at most one live connection; a new one replaces a disconnected one, so the
 	// workspace's connection is the one written last.
 	selectAdConnection = `SELECT connection_id, argMax(workspace_id, version), argMax(provider, version),
-toString(argMax(state, version)), argMax(refresh_token_enc, version), argMax(granted_scopes, version),
+toString(argMax(state, version)), argMax(encryption_key_id, version), argMax(granted_scopes, version),
 argMax(conversion_customer_id, version), argMax(login_customer_id, version), argMax(last_error, version),
 argMax(connected_by, version), min(created_at), max(updated_at), max(version) AS v
 FROM ad_connections WHERE workspace_id = ? GROUP BY connection_id ORDER BY v DESC LIMIT 1`

@@ -64,13 +64,16 @@ func TestAdConnectionLifecycleKeepsTokenSealed(t *testing.T) {
 		t.Fatalf("connected: %+v", c)
 	}
 
-	// Ciphertext in ClickHouse, nothing in the audit log or Redis.
+	// Ciphertext in ClickHouse, apart from the connection's record; nothing in the audit log or Redis.
 	var enc, keyID string
-	if err := s.Conn().QueryRow(ctx, `SELECT refresh_token_enc, encryption_key_id FROM ad_connections`).Scan(&enc, &keyID); err != nil {
+	if err := s.Conn().QueryRow(ctx, `SELECT sealed, key_id FROM sealed_secrets WHERE owner_id = ?`, c.ConnectionID).Scan(&enc, &keyID); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(enc, "v1:k1:") || strings.Contains(enc, token) || keyID != "k1" {
 		t.Fatalf("stored token %q (key %q)", enc, keyID)
+	}
+	if got := storedTokens(t, s); len(got) != 1 || got[0] != enc {
+		t.Fatalf("stored copies %q", got)
 	}
 	assertNoPlaintext(t, s, token)
 	if tok, err := conns.RefreshToken(ctx, w.ID); err != nil || tok != token {
@@ -98,6 +101,9 @@ func TestAdConnectionLifecycleKeepsTokenSealed(t *testing.T) {
 	}
 	if tok, _ := conns.RefreshToken(ctx, w.ID); tok != second {
 		t.Fatal("reconnect did not replace the credential")
+	}
+	if got := storedTokens(t, s); len(got) != 1 {
+		t.Fatalf("the replaced credential is still stored: %d copies", len(got))
 	}
 
 	if c, err = conns.DisconnectUnconfirmed(ctx, "cli", w.ID, "revocation not confirmed: 503"); err != nil || !c.Connected() || c.LastError == "" {
@@ -128,8 +134,8 @@ func TestAdConnectionLifecycleKeepsTokenSealed(t *testing.T) {
 	if _, err := onlyNew.RefreshToken(ctx, w.ID); !errors.Is(err, controlplane.ErrNotFound) {
 		t.Fatalf("token after disconnect: %v", err)
 	}
-	if err := s.Conn().QueryRow(ctx, `SELECT argMax(refresh_token_enc, version) FROM ad_connections`).Scan(&enc); err != nil || enc != "" {
-		t.Fatalf("latest stored token %q %v", enc, err)
+	if got := storedTokens(t, s); len(got) != 0 {
+		t.Fatalf("stored copies after disconnecting %q", got)
 	}
 	if _, err := onlyNew.Disconnect(ctx, "cli", w.ID); !errors.Is(err, controlplane.ErrConflict) {
 		t.Fatalf("second disconnect: %v", err)

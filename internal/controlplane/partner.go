@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -10,15 +11,16 @@ import (
 )
 
 // Partner connections: a workspace's access to its organization on the platform's partner API.
-// The access token is stored only sealed (AES-256-GCM, see Keyring), bound to the workspace ID, and
-// is never logged, audited or returned by a view; only PartnerConnection opens it, for the sync.
+// The access token is stored only sealed (AES-256-GCM, see Keyring), bound to the workspace ID, in
+// sealed_secrets apart from the connection's versioned record (secrets.go), and is never logged,
+// audited or returned by a view; only PartnerConnection opens it, for the sync.
 //
 // Connections are read from ClickHouse directly, not through the Redis cache: only the sync reads
 // them (not every request), and the sealed token then never leaves ClickHouse.
 const (
 	insertPartnerConnection = `INSERT INTO partner_connections (workspace_id, organization_id, access_token_enc, api_base_url,
 created_at, updated_at, version, deleted)`
-	selectPartnerColumns = `SELECT workspace_id, argMax(organization_id, version), argMax(access_token_enc, version),
+	selectPartnerColumns = `SELECT workspace_id, argMax(organization_id, version),
 argMax(api_base_url, version), argMax(created_at, version), argMax(updated_at, version), argMax(deleted, version) AS del
 FROM partner_connections `
 	selectPartnerConnection  = selectPartnerColumns + `WHERE workspace_id = ? GROUP BY workspace_id HAVING del = 0`
@@ -68,8 +70,9 @@ func normalizeAPIBaseURL(raw string) (string, error) {
 }
 
 // ConnectPartner creates or replaces the workspace's partner connection. orgID is the partner
-// organization's numeric ID; apiBaseURL is empty for the real partner API. The audit entry records
-// the organization, URL and sealing key ID, never the token.
+// organization's numeric ID; apiBaseURL is empty for the real partner API. A replaced token's
+// sealing is deleted (waited for up to Store.EraseTimeout; the deletion is durable and never read
+// meanwhile). The audit entry records the organization, URL and sealing key ID, never the token.
 func (p *Partners) ConnectPartner(ctx context.Context, actor, slug, orgID, accessToken, apiBaseURL string) (PartnerConnection, error) {
 	if !orgIDRe.MatchString(orgID) {
 		return PartnerConnection{}, fmt.Errorf("%w: organization ID %q: want digits only", ErrInvalid, orgID)
@@ -92,20 +95,43 @@ func (p *Partners) ConnectPartner(ctx context.Context, actor, slug, orgID, acces
 	} else if len(old) > 0 {
 		c.CreatedAt = old[0].CreatedAt
 	}
-	if c.tokenEnc, err = p.keys.Seal(accessToken, w.ID); err != nil {
-		return PartnerConnection{}, fmt.Errorf("seal partner token: %w", err)
-	}
-	c.SealedWithKey = p.keys.PrimaryKeyID()
-	if err := p.write(ctx, c, false); err != nil {
+	if c, err = p.storeToken(ctx, c, accessToken); err != nil {
 		return PartnerConnection{}, err
 	}
-	return c, p.s.Audit(ctx, AuditEntry{WorkspaceID: w.ID, Actor: actor, Action: "partner.connect", TargetType: "partner_connection",
-		TargetID: w.ID, Details: map[string]string{"organizationId": orgID, "apiBaseUrl": base, "sealedWithKey": c.SealedWithKey}})
+	if err := p.s.Audit(ctx, AuditEntry{WorkspaceID: w.ID, Actor: actor, Action: "partner.connect", TargetType: "partner_connection",
+		TargetID: w.ID, Details: map[string]string{"organizationId": orgID, "apiBaseUrl": base, "sealedWithKey": c.SealedWithKey}}); err != nil {
+		return PartnerConnection{}, err
+	}
+	return c, p.supersede(ctx, w.ID)
+}
+
+// storeToken seals token into a new secret row of the workspace, then writes the record. The
+// secret comes first: a live record always has a secret to open.
+func (p *Partners) storeToken(ctx context.Context, c PartnerConnection, token string) (PartnerConnection, error) {
+	sealed, err := p.keys.Seal(token, c.WorkspaceID)
+	if err != nil {
+		return PartnerConnection{}, fmt.Errorf("seal partner token: %w", err)
+	}
+	if _, err := p.s.putSecret(ctx, secretPartnerAccessToken, c.WorkspaceID, c.WorkspaceID, sealed); err != nil {
+		return PartnerConnection{}, err
+	}
+	c.SealedWithKey, c.tokenEnc = p.keys.PrimaryKeyID(), sealed
+	return c, p.write(ctx, c, false)
+}
+
+// supersede deletes the workspace's sealings older than its newest. Not finishing within the wait
+// is no failure of the caller's change: the mutation continues, and the older rows are never read.
+func (p *Partners) supersede(ctx context.Context, workspaceID string) error {
+	if err := p.s.supersede(ctx, secretPartnerAccessToken, workspaceID); err != nil && !errors.Is(err, ErrEraseUnconfirmed) {
+		return err
+	}
+	return nil
 }
 
 func (p *Partners) write(ctx context.Context, c PartnerConnection, deleted bool) error {
 	c.UpdatedAt = p.s.now().UTC().Truncate(time.Second)
-	if err := p.s.insert(ctx, insertPartnerConnection, []any{c.WorkspaceID, c.OrganizationID, c.tokenEnc, c.APIBaseURL,
+	// access_token_enc is written empty: the token lives in sealed_secrets (migration 0017).
+	if err := p.s.insert(ctx, insertPartnerConnection, []any{c.WorkspaceID, c.OrganizationID, "", c.APIBaseURL,
 		c.CreatedAt, c.UpdatedAt, p.s.version(), boolByte(deleted)}); err != nil {
 		return fmt.Errorf("write partner connection: %w", err)
 	}
@@ -122,13 +148,28 @@ func (p *Partners) query(ctx context.Context, q string, args ...any) ([]PartnerC
 	for rows.Next() {
 		var c PartnerConnection
 		var del uint8
-		if err := rows.Scan(&c.WorkspaceID, &c.OrganizationID, &c.tokenEnc, &c.APIBaseURL, &c.CreatedAt, &c.UpdatedAt, &del); err != nil {
+		if err := rows.Scan(&c.WorkspaceID, &c.OrganizationID, &c.APIBaseURL, &c.CreatedAt, &c.UpdatedAt, &del); err != nil {
 			return nil, err
 		}
-		c.SealedWithKey, _ = SealedKeyID(c.tokenEnc)
 		out = append(out, c)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	// Only a live record leads to its secret, so a removed connection's secret whose deletion is
+	// still running is never read.
+	for i := range out {
+		sealed, _, ok, err := p.s.secret(ctx, secretPartnerAccessToken, out[i].WorkspaceID)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[i].tokenEnc = sealed
+			out[i].SealedWithKey, _ = SealedKeyID(sealed)
+		}
+	}
+	return out, nil
 }
 
 // DescribePartner returns the workspace's connection without opening the token.
@@ -150,6 +191,9 @@ func (p *Partners) PartnerConnection(ctx context.Context, workspaceID string) (P
 	if err != nil {
 		return PartnerConnection{}, "", err
 	}
+	if c.tokenEnc == "" {
+		return PartnerConnection{}, "", fmt.Errorf("%w: partner token of workspace %s", ErrNotFound, workspaceID)
+	}
 	tok, err := p.keys.Open(c.tokenEnc, c.WorkspaceID)
 	if err != nil {
 		return PartnerConnection{}, "", fmt.Errorf("partner token of workspace %s: %w", workspaceID, err)
@@ -157,22 +201,36 @@ func (p *Partners) PartnerConnection(ctx context.Context, workspaceID string) (P
 	return c, tok, nil
 }
 
-// DisconnectPartner removes the workspace's connection (a tombstone that also drops the sealed token).
+// DisconnectPartner removes the workspace's connection: a tombstone for the record, then every
+// stored copy of the token is deleted and the deletion waited for. When it has not finished within
+// Store.EraseTimeout the error wraps ErrEraseUnconfirmed; calling DisconnectPartner again (the
+// connection is gone, a copy is left) waits for it again.
 func (p *Partners) DisconnectPartner(ctx context.Context, actor, slug string) error {
 	w, err := p.s.WorkspaceBySlug(ctx, slug)
 	if err != nil {
 		return err
 	}
 	c, err := p.DescribePartner(ctx, w.ID)
+	if errors.Is(err, ErrNotFound) {
+		left, lerr := p.s.secretLeft(ctx, secretPartnerAccessToken, w.ID, legacyPartnerToken)
+		if lerr != nil {
+			return lerr
+		}
+		if left {
+			return p.s.eraseSecret(ctx, secretPartnerAccessToken, w.ID, legacyPartnerToken)
+		}
+	}
 	if err != nil {
 		return err
 	}
-	c.tokenEnc = ""
 	if err := p.write(ctx, c, true); err != nil {
 		return err
 	}
-	return p.s.Audit(ctx, AuditEntry{WorkspaceID: w.ID, Actor: actor, Action: "partner.disconnect", TargetType: "partner_connection",
-		TargetID: w.ID, Details: map[string]string{"organizationId": c.OrganizationID}})
+	if err := p.s.Audit(ctx, AuditEntry{WorkspaceID: w.ID, Actor: actor, Action: "partner.disconnect", TargetType: "partner_connection",
+		TargetID: w.ID, Details: map[string]string{"organizationId": c.OrganizationID}}); err != nil {
+		return err
+	}
+	return p.s.eraseSecret(ctx, secretPartnerAccessToken, w.ID, legacyPartnerToken)
 }
 
 // ResealPartnerTokens re-seals with the first key every token sealed with another key (step 2 of
@@ -186,7 +244,14 @@ func (p *Partners) ResealPartnerTokens(ctx context.Context, actor string) (int, 
 	n := 0
 	var failed []string
 	for _, c := range cs {
+		if c.tokenEnc == "" {
+			continue
+		}
 		if c.SealedWithKey == p.keys.PrimaryKeyID() {
+			// A replaced sealing whose deletion an earlier run did not see finish.
+			if err := p.s.supersede(ctx, secretPartnerAccessToken, c.WorkspaceID); err != nil {
+				failed = append(failed, fmt.Sprintf("workspace %s: %v", c.WorkspaceID, err))
+			}
 			continue
 		}
 		old := c.SealedWithKey
@@ -195,14 +260,13 @@ func (p *Partners) ResealPartnerTokens(ctx context.Context, actor string) (int, 
 			failed = append(failed, fmt.Sprintf("workspace %s: %v", c.WorkspaceID, err))
 			continue
 		}
-		if c.tokenEnc, err = p.keys.Seal(tok, c.WorkspaceID); err != nil {
-			return n, err
-		}
-		c.SealedWithKey = p.keys.PrimaryKeyID()
-		if err := p.write(ctx, c, false); err != nil {
+		if c, err = p.storeToken(ctx, c, tok); err != nil {
 			return n, err
 		}
 		n++
+		if err := p.s.supersede(ctx, secretPartnerAccessToken, c.WorkspaceID); err != nil {
+			failed = append(failed, fmt.Sprintf("workspace %s: %v", c.WorkspaceID, err))
+		}
 		if err := p.s.Audit(ctx, AuditEntry{WorkspaceID: c.WorkspaceID, Actor: actor, Action: "partner.reseal", TargetType: "partner_connection",
 			TargetID: c.WorkspaceID, Details: map[string]string{"fromKey": old, "toKey": c.SealedWithKey}}); err != nil {
 			return n, err

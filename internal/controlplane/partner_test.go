@@ -104,7 +104,7 @@ OR position(organization_id, ?) > 0 OR position(api_base_url, ?) > 0`, token, to
 	}
 	assertNoPlaintext(t, a, token)
 	var enc string
-	if err := a.Conn().QueryRow(ctx, `SELECT access_token_enc FROM partner_connections`).Scan(&enc); err != nil {
+	if err := a.Conn().QueryRow(ctx, `SELECT sealed FROM sealed_secrets WHERE owner_id = ?`, conn.WorkspaceID).Scan(&enc); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(enc, "v1:k1:") {

@@ -23,6 +23,9 @@ type Store struct {
 	// CacheTTL bounds how long a cached key lookup lives; writes update the cache directly, so the TTL
 	// only limits memory, not correctness.
 	CacheTTL time.Duration
+	// EraseTimeout bounds how long erasing a stored secret waits for ClickHouse to delete every
+	// copy (secrets.go); 0 means DefaultEraseTimeout.
+	EraseTimeout time.Duration
 
 	mu      sync.Mutex
 	lastVer uint64

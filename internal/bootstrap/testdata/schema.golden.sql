@@ -118,6 +118,8 @@ CREATE MATERIALIZED VIEW revtrack.reporting_usage_transactions_mv TO revtrack.re
 
 CREATE TABLE revtrack.schema_migrations ( version UInt32,  name String,  checksum String,  applied_at DateTime('UTC')) ENGINE = ReplacingMergeTree(applied_at) ORDER BY version SETTINGS index_granularity = 8192;
 
+CREATE TABLE revtrack.sealed_secrets ( kind Enum8('ad_refresh_token' = 1, 'partner_access_token' = 2),  owner_id String,  workspace_id String,  sealed String,  key_id String,  stored_at DateTime('UTC'),  version UInt64) ENGINE = MergeTree ORDER BY (kind, owner_id, version) SETTINGS index_granularity = 8192;
+
 CREATE TABLE revtrack.server_events ( event_id String,  source_id String,  workspace_id String,  app_id String,  acquisition_id String,  name Enum8('identified' = 1, 'install' = 2, 'trial_started' = 3, 'trial_converted' = 4, 'paid' = 5, 'qualified' = 6, 'canceled' = 7, 'churned' = 8, 'refunded' = 9),  customer_ref String,  amount_cents Nullable(Int64),  currency String,  occurred_at DateTime('UTC'),  occurred_ms UInt16,  received_at DateTime('UTC')) ENGINE = ReplacingMergeTree(received_at) PARTITION BY toYYYYMM(occurred_at) ORDER BY (source_id, event_id) SETTINGS index_granularity = 8192;
 
 CREATE TABLE revtrack.session_state ( source_id String,  acquisition_id String,  workspace_id String,  session_id String,  started_at DateTime('UTC'),  started_ms UInt16,  last_event_at DateTime('UTC'),  last_event_ms UInt16,  event_count UInt32,  page_view_count UInt32,  entry_url String,  exit_url String,  referrer String,  returning UInt8,  session_ordinal UInt32,  seen_event_hashes Array(UInt64),  version UInt64) ENGINE = ReplacingMergeTree(version) PARTITION BY toYYYYMM(last_event_at) ORDER BY (source_id, acquisition_id) SETTINGS index_granularity = 8192;
