@@ -125,24 +125,38 @@ func decodeBrowserEvent(raw json.RawMessage, now time.Time, maxSkew time.Duratio
 	}, nil
 }
 
-// cors echoes the exact requesting origin: beacons carry credentials, so a wildcard is not allowed,
-// and the echo on refusals too lets tracker.js read the reason instead of seeing a network error it
-// would retry.
-func cors(c *gin.Context) {
-	origin := c.GetHeader("Origin")
-	if origin == "" {
+// CORS of /v1/collect. An answer carries credentials (Access-Control-Allow-Credentials with the
+// exact origin echoed) only once the origin is one of the tracking source's allowed origins. Before
+// that — the preflight, which has no body and so no key, and every refusal made before or because of
+// the origin check — it carries "Access-Control-Allow-Origin: *" without credentials: tracker.js
+// (an XMLHttpRequest without credentials) can still read the refusal and stop instead of retrying
+// what it sees as a network error, while a credentialed request from any other origin cannot read
+// anything. Beacons need no CORS: sendBeacon with a text/plain body is a no-cors request.
+
+// corsAnyOrigin makes an answer readable by any page, without credentials.
+func corsAnyOrigin(c *gin.Context) {
+	if c.GetHeader("Origin") == "" {
 		return
 	}
 	h := c.Writer.Header()
-	h.Set("Access-Control-Allow-Origin", origin)
-	h.Set("Access-Control-Allow-Credentials", "true")
+	h.Set("Access-Control-Allow-Origin", "*")
 	// tracker.js honours Retry-After on 429 and 503; cross-origin it can read it only when exposed.
 	h.Set("Access-Control-Expose-Headers", "Retry-After")
 	h.Add("Vary", "Origin")
 }
 
+// corsAllowedOrigin echoes an origin the source allows, with credentials (beacons may carry
+// cookies; the edge ignores them). Call it only after src.AllowsOrigin.
+func corsAllowedOrigin(c *gin.Context) {
+	h := c.Writer.Header()
+	h.Set("Access-Control-Allow-Origin", c.GetHeader("Origin"))
+	h.Set("Access-Control-Allow-Credentials", "true")
+}
+
+// collectPreflight answers without credentials: it cannot know the source (see corsAnyOrigin), and
+// tracker.js never sends one (its text/plain POST is a simple request).
 func (s *Service) collectPreflight(c *gin.Context) {
-	cors(c)
+	corsAnyOrigin(c)
 	h := c.Writer.Header()
 	h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
 	h.Set("Access-Control-Allow-Headers", "Content-Type")
@@ -152,7 +166,7 @@ func (s *Service) collectPreflight(c *gin.Context) {
 
 func (s *Service) collect(c *gin.Context) {
 	ctx := c.Request.Context()
-	cors(c)
+	corsAnyOrigin(c)
 	body, err := readBody(c, s.cfg.MaxBatchBytes)
 	if err != nil {
 		s.reject(c, routeCollect, err)
@@ -172,6 +186,7 @@ func (s *Service) collect(c *gin.Context) {
 		s.reject(c, routeCollect, errOriginNotAllowed)
 		return
 	}
+	corsAllowedOrigin(c)
 	if err := checkWorkspace(w, src); err != nil {
 		s.reject(c, routeCollect, err)
 		return

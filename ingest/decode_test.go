@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"encoding/json"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -145,6 +146,18 @@ func TestStripAuthParams(t *testing.T) {
 		"https://a.example/plain":                                      "https://a.example/plain",
 		"":                                                             "",
 		"%zz":                                                          "",
+		// User info, with and without a password.
+		"https://user:pa55@a.example/p?x=1": "https://a.example/p?x=1",
+		"https://user@a.example/":           "https://a.example/",
+		// The broader list: exact names and names containing a secret word, in any case and encoding.
+		"https://a.example/reset?token=t&Refresh_Token=r&password=p&API_KEY=k&client_secret=s&tab=2":           "https://a.example/reset?tab=2",
+		"https://a.example/?key=k&keyword=shoes&apikey=1&api-key=2&passwd=3&pwd=4&pass=5&auth=6&sid=7":         "https://a.example/?keyword=shoes",
+		"https://s3.example/o?X-Amz-Signature=a&X-Amz-Credential=b&X-Amz-Security-Token=c&X-Amz-Expires=60":    "https://s3.example/o?X-Amz-Expires=60",
+		"https://a.example/cb?sig=1&nonce=2&session_state=3&oauth_verifier=4&JSESSIONID=5&%74oken=6&author=jo": "https://a.example/cb?author=jo",
+		"https://a.example/?csrf_token=1&token%zz=2&utm_campaign=x":                                           "https://a.example/?utm_campaign=x",
+		"https://a.example/#/app?authorization=Bearer%20x&embedded=1&locale=en":                               "https://a.example/#/app?embedded=1&locale=en",
+		// Attribution is kept as sent.
+		"https://a.example/?tracker_ref=p-7&utm_source=g&utm_medium=cpc&utm_campaign=c&utm_term=t&utm_content=x&gclid=G&gbraid=B&wbraid=W": "https://a.example/?tracker_ref=p-7&utm_source=g&utm_medium=cpc&utm_campaign=c&utm_term=t&utm_content=x&gclid=G&gbraid=B&wbraid=W",
 	}
 	for in, want := range cases {
 		if got := StripAuthParams(in); got != want {
@@ -156,10 +169,28 @@ func TestStripAuthParams(t *testing.T) {
 func FuzzStripAuthParams(f *testing.F) {
 	f.Add("https://a.example/?hmac=1&b=2")
 	f.Add("https://a.example/#x?code=1")
+	f.Add("https://user:secret@a.example/?Access_Token=t&utm_source=x")
+	f.Add("//u:p@host/?api%2Dkey=1#/r?password=2")
+	f.Add("https://a.example/?%zz=1&token=2")
 	f.Fuzz(func(t *testing.T, s string) {
 		out := StripAuthParams(s)
 		if again := StripAuthParams(out); again != out {
 			t.Fatalf("not idempotent: %q -> %q -> %q", s, out, again)
+		}
+		if out == "" {
+			return
+		}
+		u, err := url.Parse(out)
+		if err != nil {
+			t.Fatalf("output does not parse: %q: %v", out, err)
+		}
+		if u.User != nil {
+			t.Fatalf("user info kept: %q -> %q", s, out)
+		}
+		for name := range u.Query() {
+			if secretParam.MatchString(strings.ToLower(name)) {
+				t.Fatalf("secret parameter %q kept: %q -> %q", name, s, out)
+			}
 		}
 	})
 }

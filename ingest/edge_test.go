@@ -323,16 +323,21 @@ func TestCollectBrowserBatch(t *testing.T) {
 	e := newEdge(t, DefaultConfig())
 	origin := map[string]string{"Origin": "https://app.example", "Content-Type": "text/plain;charset=UTF-8"}
 
-	pre := e.do(t, http.MethodOptions, "/v1/collect", map[string]string{"Origin": "https://app.example",
-		"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"}, nil)
-	if pre.status != 204 || pre.header.Get("Access-Control-Allow-Origin") != "https://app.example" ||
-		pre.header.Get("Access-Control-Allow-Credentials") != "true" {
-		t.Fatalf("preflight: %d %v", pre.status, pre.header)
+	// The preflight has no body, so no key and no source: it allows the request without credentials,
+	// for any origin alike.
+	for _, o := range []string{"https://app.example", "https://evil.example"} {
+		pre := e.do(t, http.MethodOptions, "/v1/collect", map[string]string{"Origin": o,
+			"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"}, nil)
+		if pre.status != 204 || pre.header.Get("Access-Control-Allow-Origin") != "*" ||
+			pre.header.Get("Access-Control-Allow-Credentials") != "" || pre.header.Get("Access-Control-Allow-Methods") == "" {
+			t.Fatalf("preflight from %s: %d %v", o, pre.status, pre.header)
+		}
 	}
 
 	bad := map[string]any{"eventId": "e-bad", "name": "no spaces allowed", "occurredAt": "x", "acquisitionId": "acq-9"}
 	r := e.do(t, "POST", "/v1/collect", origin, collectBody(e.src.PublicKey, pageView("e-1"), bad, pageView("e-2")))
-	if r.status != 202 || r.body["accepted"] != float64(2) || r.header.Get("Access-Control-Allow-Origin") != "https://app.example" {
+	if r.status != 202 || r.body["accepted"] != float64(2) || r.header.Get("Access-Control-Allow-Origin") != "https://app.example" ||
+		r.header.Get("Access-Control-Allow-Credentials") != "true" || r.header.Get("Access-Control-Expose-Headers") != "Retry-After" {
 		t.Fatalf("batch: %d %v %v", r.status, r.header, r.body)
 	}
 	rej := r.body["rejected"].([]any)
@@ -350,27 +355,42 @@ func TestCollectBrowserBatch(t *testing.T) {
 		t.Fatalf("record: %+v", ev)
 	}
 
+	// Every refusal is readable by the page (tracker.js stops on 401 and 403 instead of retrying),
+	// but only an allowed origin gets its origin echoed with credentials; before the origin is known
+	// to be allowed, and when it is not, the answer is "*" without credentials.
 	for name, tc := range map[string]struct {
 		hdr    map[string]string
 		body   []byte
 		status int
 		code   string
+		echo   bool
 	}{
-		"other origin":    {map[string]string{"Origin": "https://evil.example"}, collectBody(e.src.PublicKey, pageView("x")), 403, "origin_not_allowed"},
-		"port mismatch":   {map[string]string{"Origin": "https://app.example:8443"}, collectBody(e.src.PublicKey, pageView("x")), 403, "origin_not_allowed"},
-		"scheme mismatch": {map[string]string{"Origin": "http://app.example"}, collectBody(e.src.PublicKey, pageView("x")), 403, "origin_not_allowed"},
-		"no origin":       {map[string]string{}, collectBody(e.src.PublicKey, pageView("x")), 403, "origin_not_allowed"},
-		"unknown key":     {origin, collectBody("tracker_pk_nope", pageView("x")), 401, "tracking_source_unavailable"},
-		"not json":        {origin, []byte("{"), 400, "invalid_body"},
-		"empty batch":     {origin, collectBody(e.src.PublicKey), 400, "invalid_field"},
-		"too large":       {origin, bytes.Repeat([]byte(" "), 70<<10), 413, "payload_too_large"},
+		"other origin":    {map[string]string{"Origin": "https://evil.example"}, collectBody(e.src.PublicKey, pageView("x")), 403, "origin_not_allowed", false},
+		"port mismatch":   {map[string]string{"Origin": "https://app.example:8443"}, collectBody(e.src.PublicKey, pageView("x")), 403, "origin_not_allowed", false},
+		"scheme mismatch": {map[string]string{"Origin": "http://app.example"}, collectBody(e.src.PublicKey, pageView("x")), 403, "origin_not_allowed", false},
+		"no origin":       {map[string]string{}, collectBody(e.src.PublicKey, pageView("x")), 403, "origin_not_allowed", false},
+		"unknown key":     {origin, collectBody("tracker_pk_nope", pageView("x")), 401, "tracking_source_unavailable", false},
+		"not json":        {origin, []byte("{"), 400, "invalid_body", false},
+		"empty batch":     {origin, collectBody(e.src.PublicKey), 400, "invalid_field", true},
+		"too large":       {origin, bytes.Repeat([]byte(" "), 70<<10), 413, "payload_too_large", false},
 	} {
 		r := e.do(t, "POST", "/v1/collect", tc.hdr, tc.body)
 		if r.status != tc.status || errCode(r) != tc.code {
 			t.Errorf("%s: %d %v, want %d %s", name, r.status, r.body, tc.status, tc.code)
 		}
-		if o := tc.hdr["Origin"]; o != "" && r.header.Get("Access-Control-Allow-Origin") != o {
-			t.Errorf("%s: refusal not readable by the page (no CORS echo)", name)
+		acao, acac := r.header.Get("Access-Control-Allow-Origin"), r.header.Get("Access-Control-Allow-Credentials")
+		switch o := tc.hdr["Origin"]; {
+		case o == "":
+			if acao != "" || acac != "" {
+				t.Errorf("%s: CORS headers without an Origin: %v", name, r.header)
+			}
+		case tc.echo && (acao != o || acac != "true"):
+			t.Errorf("%s: allowed origin not echoed with credentials: %q %q", name, acao, acac)
+		case !tc.echo && (acao != "*" || acac != ""):
+			t.Errorf("%s: refusal must be readable without credentials, got %q %q", name, acao, acac)
+		}
+		if o := tc.hdr["Origin"]; o != "" && r.header.Get("Access-Control-Expose-Headers") != "Retry-After" {
+			t.Errorf("%s: Retry-After not exposed", name)
 		}
 	}
 

@@ -2,20 +2,36 @@ package ingest
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 )
 
-// authParams are query parameters that carry platform authentication or merchant identity without
-// proof (install and OAuth callbacks, embedded-app launches). tracker.js strips them before sending;
-// the edge strips them again so an outdated or hand-written client cannot store them. The same list
-// is documented in docs/TRACKING.md and ingest/tracker/tracker.js.
-var authParams = map[string]bool{
-	"hmac": true, "signature": true, "id_token": true, "access_token": true, "session": true,
-	"code": true, "state": true, "timestamp": true, "host": true, "shop": true,
-}
+// SecretParamPattern matches the lower-cased name of a query parameter that may carry a credential
+// or a merchant identity without proof. tracker.js uses the same expression (its STRIP constant,
+// kept equal by a test) to strip them before sending; the edge strips them again so that an
+// outdated or hand-written client cannot store them. docs/TRACKING.md explains each one.
+//
+//   - Exact names: the platform's signed-request and embedded-app parameters (hmac, timestamp,
+//     session, host, shop), OAuth, OpenID and SAML callbacks (code, state, nonce, session_state,
+//     oauth_verifier, code_verifier, samlrequest, samlresponse), generic credentials (key, auth,
+//     authorization, pass, pwd, otp, jwt, sig, ticket) and session IDs (sid, sessionid, session_id,
+//     phpsessid, jsessionid).
+//   - Any name containing token, secret, password, passwd, signature, credential or api key
+//     (apikey, api_key, api-key): id_token, access_token, refresh_token, client_secret,
+//     csrf_token, X-Amz-Signature, X-Goog-Credential….
+//
+// None matches the attribution parameters (tracker_ref, utm_*, gclid, gbraid, wbraid), which a test
+// asserts. Privacy wins over completeness: an app that uses "code" or "key" for something harmless
+// loses it from the stored URL.
+const SecretParamPattern = `^(hmac|sig|timestamp|session|session_?id|session_state|host|shop|code|state|nonce|` +
+	`(oauth|code)_verifier|saml(request|response)|key|auth|authorization|pass|pwd|otp|jwt|ticket|sid|phpsessid|jsessionid)$|` +
+	`token|secret|passw(or)?d|signature|credential|api[-_]?key`
 
-// StripAuthParams removes authParams from a URL's query and fragment. Anything that does not parse as
-// a URL is returned empty rather than stored as is.
+var secretParam = regexp.MustCompile(SecretParamPattern)
+
+// StripAuthParams removes user name and password and the SecretParamPattern parameters from a URL's
+// query and fragment; other parameters keep their exact encoding. Anything that does not parse as a
+// URL is returned empty rather than stored as is.
 func StripAuthParams(raw string) string {
 	if raw == "" {
 		return ""
@@ -24,6 +40,7 @@ func StripAuthParams(raw string) string {
 	if err != nil {
 		return ""
 	}
+	u.User = nil
 	u.RawQuery = stripQuery(u.RawQuery)
 	if u.Fragment != "" && strings.Contains(u.Fragment, "=") {
 		frag := u.Fragment
@@ -53,7 +70,11 @@ func stripQuery(q string) string {
 		if i := strings.IndexByte(p, '='); i >= 0 {
 			k = p[:i]
 		}
-		if name, err := url.QueryUnescape(k); err == nil && authParams[strings.ToLower(name)] {
+		// A name that does not decode is matched as written (tracker.js does the same).
+		if name, err := url.QueryUnescape(k); err == nil {
+			k = name
+		}
+		if secretParam.MatchString(strings.ToLower(k)) {
 			continue
 		}
 		kept = append(kept, p)

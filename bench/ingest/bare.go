@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/revtrack/revtrack/internal/httpserver"
 	"github.com/revtrack/revtrack/schemas"
 )
 
@@ -109,8 +110,9 @@ func startBare(ctx context.Context) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	srv := &http.Server{Handler: bareHandler(), ReadHeaderTimeout: 5 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return ctx }}
+	// The edge's own server settings (timeouts, body limit), so the baseline differs by the handler only.
+	srv := httpserver.NewServer(bareHandler(), httpserver.DefaultConfig())
+	srv.BaseContext = func(net.Listener) context.Context { return ctx }
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			panic(err)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"runtime/pprof"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/revtrack/revtrack/internal/httpserver"
 	"github.com/revtrack/revtrack/internal/partnerfake"
 	"github.com/revtrack/revtrack/processors/platformsync"
 	"github.com/revtrack/revtrack/schemas"
@@ -175,7 +175,7 @@ func serveFake(d *partnerfake.Dataset, rps float64) (*partnerfake.Server, string
 	if err != nil {
 		return nil, "", nil, err
 	}
-	srv := &http.Server{Handler: fake, ReadHeaderTimeout: 5 * time.Second}
+	srv := httpserver.NewServer(fake, httpserver.DefaultConfig())
 	go func() { _ = srv.Serve(ln) }()
 	stop := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -2,8 +2,8 @@
 (function (w, d) {
   'use strict';
 
-  // Auth parameters, stripped from captured URLs; shop and host name a merchant without proof.
-  const STRIP = ['hmac', 'signature', 'id_token', 'access_token', 'session', 'code', 'state', 'timestamp', 'host', 'shop'];
+  // Parameter names (lower-cased) stripped from captured URLs: ingest.SecretParamPattern (tested).
+  const STRIP = /^(hmac|sig|timestamp|session|session_?id|session_state|host|shop|code|state|nonce|(oauth|code)_verifier|saml(request|response)|key|auth|authorization|pass|pwd|otp|jwt|ticket|sid|phpsessid|jsessionid)$|token|secret|passw(or)?d|signature|credential|api[-_]?key/;
   const PARAMS = ['tracker_ref', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'gclid', 'gbraid', 'wbraid'];
   // First touch is kept from the first page view; only these fill in later while empty.
   const LATE = ['trackerRef', 'gclid', 'gbraid', 'wbraid'];
@@ -253,7 +253,7 @@
     return qs.split('&').filter((p) => {
       let k = p.split('=')[0];
       try { k = decodeURIComponent(k.replace(/\+/g, ' ')); } catch (e) { /* raw */ }
-      return p && STRIP.indexOf(k.toLowerCase()) < 0;
+      return p && !STRIP.test(k.toLowerCase());
     }).join('&');
   }
 

@@ -35,7 +35,9 @@ func (a *app) demoGoogleCommand() *cobra.Command {
 				return fmt.Errorf("listen %s: %w", addr, err)
 			}
 			return httpserver.Serve(c.Context(), ln, googlefake.New(cfg),
-				httpserver.Config{ReadHeaderTimeout: 5 * time.Second, ShutdownTimeout: 5 * time.Second}, a.log.With("component", "demo-google-api"))
+				// A Validation only request carries up to 2,000 events: the fake's own 64 MiB cap, not the API's 1 MiB.
+				httpserver.Config{ReadHeaderTimeout: 5 * time.Second, ShutdownTimeout: 5 * time.Second, MaxBodyBytes: 64 << 20},
+				a.log.With("component", "demo-google-api"))
 		}}
 	cmd.Flags().StringVar(&addr, "addr", demoGoogleAddr, "listen address")
 	cmd.Flags().DurationVar(&delay, "processing-delay", time.Minute, "how long diagnostics stay PROCESSING")

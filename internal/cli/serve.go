@@ -163,10 +163,12 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", a.cfg.HTTP.Addr, err)
 	}
-	g.Go(func() error {
-		return httpserver.Serve(gctx, ln, engine, httpserver.Config{ReadHeaderTimeout: a.cfg.HTTP.ReadHeaderTimeout,
-			ShutdownTimeout: a.cfg.HTTP.ShutdownTimeout}, log)
-	})
+	// MCP tool calls run several REST requests in turn, so their answers get a longer write deadline.
+	var longWrites []string
+	if c.query {
+		longWrites = append(longWrites, querymcp.Path)
+	}
+	g.Go(func() error { return httpserver.Serve(gctx, ln, engine, a.cfg.HTTP.Server(longWrites), log) })
 	log.Info("started", "components", c.names(), "base_url", a.cfg.HTTP.BaseURL)
 	return g.Wait()
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/revtrack/revtrack/ingest"
 	"github.com/revtrack/revtrack/internal/clickhousex"
 	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/internal/httpserver"
 	"github.com/revtrack/revtrack/internal/kafkax"
 	"github.com/revtrack/revtrack/internal/obs"
 	"github.com/revtrack/revtrack/internal/redisx"
@@ -32,6 +33,14 @@ type HTTPConfig struct {
 	BaseURL           string
 	ReadHeaderTimeout time.Duration
 	ShutdownTimeout   time.Duration
+	// ReadTimeout, WriteTimeout, IdleTimeout and MaxBodyBytes bound every request (httpserver.Config
+	// states each contract); MCPWriteTimeout replaces WriteTimeout for /api/mcp, whose tool calls
+	// may run several REST requests in turn.
+	ReadTimeout     time.Duration
+	WriteTimeout    time.Duration
+	MCPWriteTimeout time.Duration
+	IdleTimeout     time.Duration
+	MaxBodyBytes    int64
 }
 
 // Config is the whole process configuration.
@@ -60,10 +69,12 @@ type Config struct {
 
 // Default returns the configuration for the local stack.
 func Default() Config {
+	hd := httpserver.DefaultConfig()
 	return Config{
 		Log: obs.DefaultLogConfig(),
-		HTTP: HTTPConfig{Addr: "127.0.0.1:8080", ReadHeaderTimeout: 5 * time.Second,
-			ShutdownTimeout: 15 * time.Second},
+		HTTP: HTTPConfig{Addr: "127.0.0.1:8080", ReadHeaderTimeout: hd.ReadHeaderTimeout,
+			ShutdownTimeout: hd.ShutdownTimeout, ReadTimeout: hd.ReadTimeout, WriteTimeout: hd.WriteTimeout,
+			MCPWriteTimeout: 2 * hd.WriteTimeout, IdleTimeout: hd.IdleTimeout, MaxBodyBytes: hd.MaxBodyBytes},
 		Kafka:          kafkax.DefaultConfig(),
 		ClickHouse:     clickhousex.DefaultConfig(),
 		Redis:          redisx.DefaultConfig(),
@@ -84,6 +95,11 @@ func (c *Config) RegisterFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.HTTP.BaseURL, "base-url", c.HTTP.BaseURL, "public base URL of the service (default http://<http-addr>)")
 	fs.DurationVar(&c.HTTP.ReadHeaderTimeout, "http-read-header-timeout", c.HTTP.ReadHeaderTimeout, "time allowed to read request headers")
 	fs.DurationVar(&c.HTTP.ShutdownTimeout, "http-shutdown-timeout", c.HTTP.ShutdownTimeout, "time allowed for in-flight requests on shutdown")
+	fs.DurationVar(&c.HTTP.ReadTimeout, "http-read-timeout", c.HTTP.ReadTimeout, "time allowed to read a whole request, body included (a slower client is cut off)")
+	fs.DurationVar(&c.HTTP.WriteTimeout, "http-write-timeout", c.HTTP.WriteTimeout, "time allowed to answer a request, from the end of its headers to the last byte of the answer")
+	fs.DurationVar(&c.HTTP.MCPWriteTimeout, "http-mcp-write-timeout", c.HTTP.MCPWriteTimeout, "http-write-timeout of /api/mcp, whose tool calls may run several REST requests in turn")
+	fs.DurationVar(&c.HTTP.IdleTimeout, "http-idle-timeout", c.HTTP.IdleTimeout, "time an idle keep-alive connection is kept open (keep it above the proxy's own)")
+	fs.Int64Var(&c.HTTP.MaxBodyBytes, "http-max-body-bytes", c.HTTP.MaxBodyBytes, "largest request body on any route (then 413); the ingest routes keep their own smaller limits")
 	c.Kafka.RegisterFlags(fs)
 	c.ClickHouse.RegisterFlags(fs)
 	c.Redis.RegisterFlags(fs)
@@ -139,8 +155,12 @@ func (c *Config) Validate() error {
 	if _, err := controlplane.ParseKeyring(c.EncryptionKeys); err != nil {
 		errs = append(errs, fmt.Errorf("encryption-keys: %w", err))
 	}
-	if c.HTTP.ReadHeaderTimeout <= 0 || c.HTTP.ShutdownTimeout <= 0 {
-		errs = append(errs, errors.New("http timeouts must be positive"))
+	errs = append(errs, c.HTTP.Server(nil).Validate())
+	if c.HTTP.MCPWriteTimeout <= 0 {
+		errs = append(errs, errors.New("http-mcp-write-timeout must be positive"))
+	}
+	if c.Ingest.MaxBatchBytes > c.HTTP.MaxBodyBytes || c.Ingest.MaxServerEventBytes > c.HTTP.MaxBodyBytes {
+		errs = append(errs, errors.New("http-max-body-bytes must be at least the ingest body limits, or it refuses ingest bodies first"))
 	}
 	return errors.Join(errs...)
 }
@@ -161,4 +181,16 @@ func Markdown(fs *pflag.FlagSet) string {
 		fmt.Fprintf(&b, "| `--%s` | `%s` | `%s` | %s |\n", f.Name, EnvName(f.Name), def, f.Usage)
 	})
 	return b.String()
+}
+
+// Server is the HTTP server's configuration; longWrites are the paths answered under
+// MCPWriteTimeout (the MCP endpoint, where the query component serves it).
+func (h HTTPConfig) Server(longWrites []string) httpserver.Config {
+	cfg := httpserver.Config{ReadHeaderTimeout: h.ReadHeaderTimeout, ReadTimeout: h.ReadTimeout, WriteTimeout: h.WriteTimeout,
+		IdleTimeout: h.IdleTimeout, ShutdownTimeout: h.ShutdownTimeout, MaxBodyBytes: h.MaxBodyBytes,
+		LongWrites: map[string]time.Duration{}}
+	for _, p := range longWrites {
+		cfg.LongWrites[p] = h.MCPWriteTimeout
+	}
+	return cfg
 }

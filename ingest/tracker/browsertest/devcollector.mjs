@@ -19,10 +19,12 @@ export async function startDevCollector({ publicKey, allowedOrigins, port = 0 })
   const server = http.createServer((req, res) => {
     const origin = req.headers.origin;
     // CORS on every answer, errors included: a browser that cannot read a 403 sees a network error
-    // and would retry it.
+    // and would retry it. Like the edge, only an allowed origin is echoed with credentials; anything
+    // else is readable without them.
     if (origin) {
-      res.setHeader('Access-Control-Allow-Origin', origin);
-      res.setHeader('Access-Control-Allow-Credentials', 'true');
+      const allowed = allowedOrigins.includes(origin);
+      res.setHeader('Access-Control-Allow-Origin', allowed && req.method === 'POST' ? origin : '*');
+      if (allowed && req.method === 'POST') res.setHeader('Access-Control-Allow-Credentials', 'true');
       res.setHeader('Access-Control-Expose-Headers', 'Retry-After');
       res.setHeader('Vary', 'Origin');
     }
