@@ -17,6 +17,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/revtrack/revtrack/internal/analystaccess"
 	"github.com/revtrack/revtrack/internal/authn"
 	"github.com/revtrack/revtrack/internal/controlplane"
 	"github.com/revtrack/revtrack/uploader"
@@ -49,6 +50,8 @@ type API struct {
 	// Ads serves the advertising connection, mappings, upload queue and verification (ads.go); nil
 	// leaves them out.
 	Ads *AdsAPI
+	// Analysts grants the workspace's analyst access (analyst.go); nil answers 409 not configured.
+	Analysts AnalystAccess
 }
 
 // Register mounts the routes behind key authentication and the admin scope.
@@ -65,6 +68,7 @@ func (a *API) Register(r gin.IRouter) {
 	g.POST("/keys/:id/revoke", a.revokeKey)
 	g.GET("/audit", a.audit)
 	a.registerExclusions(g)
+	a.registerAnalysts(g)
 	if a.Sync != nil {
 		a.Sync.register(g, a.fail)
 	}
@@ -119,6 +123,8 @@ func errorBody(err error) (int, gin.H) {
 		status, code, msg = http.StatusConflict, "conflict", err.Error()
 	case errors.Is(err, uploader.ErrNotConfigured):
 		status, code, msg = http.StatusConflict, "ads_not_configured", err.Error()
+	case errors.Is(err, analystaccess.ErrNotConfigured):
+		status, code, msg = http.StatusConflict, "analyst_access_not_configured", err.Error()
 	case errors.Is(err, uploader.ErrUnavailable), errors.Is(err, controlplane.ErrEraseUnconfirmed):
 		msg = err.Error()
 	}

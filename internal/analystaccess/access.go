@@ -53,6 +53,8 @@ type Access struct {
 type Grant struct {
 	Access
 	Password string `json:"password"`
+	// Created is false for a rotation.
+	Created bool `json:"-"`
 }
 
 // Auditor records a change (*controlplane.Store).
@@ -169,7 +171,7 @@ func (m *Manager) Grant(ctx context.Context, actor, workspaceID string) (Grant, 
 			return err
 		}
 		m.waitLogin(ctx, r.User, password)
-		g = Grant{Access: r.access(&refreshed), Password: password}
+		g = Grant{Access: r.access(&refreshed), Password: password, Created: !found}
 		return nil
 	})
 	return g, err

@@ -226,6 +226,41 @@ func TestGrantShowsOnlyTheWorkspace(t *testing.T) {
 	if err := an.QueryRow(ctx, "SELECT refreshed_at FROM analyst_snapshot").Scan(&at); err != nil || !at.Equal(*g.RefreshedAt) {
 		t.Errorf("analyst_snapshot: %v (%v), want %v", at, err, g.RefreshedAt)
 	}
+	for _, q := range docExamples(t) {
+		rows, err := an.Query(ctx, q)
+		if err == nil {
+			for rows.Next() {
+			}
+			err = rows.Err()
+			rows.Close()
+		}
+		if err != nil {
+			t.Errorf("example query of docs/ANALYSTS.md as the workspace's analyst:\n%s\n: %v", q, err)
+		}
+	}
+}
+
+// docExamples are the SQL blocks of docs/ANALYSTS.md's "Example queries".
+func docExamples(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "ANALYSTS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## Example queries\n")
+	if !ok {
+		t.Fatal("docs/ANALYSTS.md has no section ## Example queries")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var out []string
+	for _, block := range strings.Split(section, "```sql\n")[1:] {
+		q, _, _ := strings.Cut(block, "```")
+		out = append(out, strings.TrimSuffix(strings.TrimSpace(q), ";"))
+	}
+	if len(out) < 4 {
+		t.Fatalf("docs/ANALYSTS.md: %d example queries", len(out))
+	}
+	return out
 }
 
 // TestWorkspaceUserCannotReachOtherData: the service's database, another workspace's database and
@@ -387,5 +422,32 @@ func TestNotConfigured(t *testing.T) {
 	}
 	if err := m.Revoke(ctx, "test", wsA); !errors.Is(err, analystaccess.ErrNotConfigured) {
 		t.Errorf("revoke: %v", err)
+	}
+}
+
+// TestScheduleRefreshes: the scheduled round copies what arrived since the grant, and ends with its
+// context.
+func TestScheduleRefreshes(t *testing.T) {
+	e := setup(t)
+	ctx := testenv.Ctx(t)
+	g, err := e.m.Grant(ctx, "test", wsA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.conn.Exec(ctx, fmt.Sprintf(`INSERT INTO platform_transactions (workspace_id, app_id, transaction_id)
+SELECT '%s', '%s', 'tx-later'`, wsA, appA)); err != nil {
+		t.Fatal(err)
+	}
+	run, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- e.m.Schedule(run, time.Hour) }()
+	testenv.Eventually(t, "the scheduled refresh to copy the new transaction", func() bool {
+		var n uint64
+		err := e.conn.QueryRow(ctx, "SELECT count() FROM "+g.Database+".platform_transactions WHERE transaction_id = 'tx-later'").Scan(&n)
+		return err == nil && n == 1
+	})
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("schedule: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"text/template"
+	"time"
 )
 
 // userFile is one workspace's analyst user in ClickHouse's users.d (18.16 and current versions read
@@ -83,6 +84,10 @@ func writeUserFile(dir string, r record) error {
 	if cur, err := os.ReadFile(path); err == nil && bytes.Equal(cur, b.Bytes()) {
 		return nil
 	}
+	var prev time.Time
+	if st, err := os.Stat(path); err == nil {
+		prev = st.ModTime()
+	}
 	tmp := filepath.Join(dir, "."+r.User+".tmp")
 	// 0644: the server may run as another user; the file holds no secret, only a hash of 128
 	// random bits.
@@ -93,7 +98,25 @@ func writeUserFile(dir string, r record) error {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("write the analyst user into %s: %w", dir, err)
 	}
-	return nil
+	return bumpModTime(path, prev)
+}
+
+// bumpModTime makes a rewritten file's modification time differ from the previous one in whole
+// seconds: ClickHouse 18.16 notices a changed users.d file by its mtime in seconds, so a rotation
+// in the same second as the grant would never be loaded and the old password would keep working.
+func bumpModTime(path string, prev time.Time) error {
+	if prev.IsZero() {
+		return nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if st.ModTime().Unix() > prev.Unix() {
+		return nil
+	}
+	t := time.Unix(prev.Unix()+1, 0)
+	return os.Chtimes(path, t, t)
 }
 
 func removeUserFile(dir, user string) error {

@@ -132,7 +132,7 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 		if err != nil {
 			return err
 		}
-		(&adminapi.API{Store: store, Log: adminLog, Sync: syncAPI, Ads: adsAPI}).Register(engine)
+		(&adminapi.API{Store: store, Log: adminLog, Sync: syncAPI, Ads: adsAPI, Analysts: a.analystManager(in, store)}).Register(engine)
 		queryLog := a.log.With("component", "query")
 		limits := budget.New(a.cfg.QueryLimits, &budget.RedisBuckets{Client: in.redis, Prefix: a.cfg.Redis.KeyPrefix}, reg)
 		(&query.API{Keys: store, Sources: store, Tracking: tracking.New(in.clickhouse),
@@ -154,6 +154,8 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 			return err
 		}
 		g.Go(func() error { return svc.Run(gctx) })
+		// Per-workspace analyst copies (docs/ANALYSTS.md); idle where analyst access is not configured.
+		g.Go(func() error { return a.analystManager(in, store).Schedule(gctx, a.cfg.ClickHouse.AnalystRefresh) })
 	}
 	if upload != nil {
 		g.Go(func() error { return upload.Run(gctx) })

@@ -28,6 +28,9 @@ type Config struct {
 	// UsersDir is the server's users.d directory, where per-workspace analyst users are written
 	// (internal/analystaccess); empty leaves that feature off. ClickHouse 18.16 has no CREATE USER.
 	UsersDir string
+	// AnalystRefresh is how often the process component copies each workspace's rows into its
+	// analyst database; 0 leaves it to `revtrack admin analyst refresh --all`.
+	AnalystRefresh time.Duration
 }
 
 // DefaultConfig targets the local stack. The user is revtrack's own, never the server's built-in
@@ -40,6 +43,8 @@ func DefaultConfig() Config {
 		DialTimeout:  5 * time.Second,
 		ReadTimeout:  30 * time.Second,
 		MaxOpenConns: 16,
+		// Analysts see each workspace's copy as of its last refresh (docs/ANALYSTS.md).
+		AnalystRefresh: time.Hour,
 	}
 }
 
@@ -54,6 +59,8 @@ func (c *Config) RegisterFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.MaxOpenConns, "clickhouse-max-open-conns", c.MaxOpenConns, "ClickHouse connection pool size")
 	fs.StringVar(&c.UsersDir, "clickhouse-users-dir", c.UsersDir, "the ClickHouse server's users.d directory, where revtrack admin analyst "+
 		"and /api/admin/analyst-access write per-workspace analyst users (empty: that access is off)")
+	fs.DurationVar(&c.AnalystRefresh, "clickhouse-analyst-refresh-interval", c.AnalystRefresh, "how often the process component "+
+		"copies each workspace's current rows into its analyst database, one process of the deployment at a time (0: never)")
 }
 
 var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
@@ -70,6 +77,9 @@ func (c Config) Validate() error {
 	}
 	if c.DialTimeout <= 0 || c.ReadTimeout <= 0 {
 		errs = append(errs, errors.New("clickhouse timeouts must be positive"))
+	}
+	if c.AnalystRefresh < 0 {
+		errs = append(errs, errors.New("clickhouse-analyst-refresh-interval: must not be negative"))
 	}
 	if c.MaxOpenConns < 1 {
 		errs = append(errs, errors.New("clickhouse-max-open-conns: must be at least 1"))
