@@ -84,6 +84,8 @@ func (s *stack) start(ctx context.Context, command string, extra []string) error
 		"--process-group-prefix", s.groupPfx,
 		"--ingest-server-events-per-minute", "1000000000",
 		"--ingest-browser-requests-per-minute", "1000000000",
+		// A local bench: the published key and the Google fake on loopback.
+		"--allow-development-encryption-key", "--egress-allow-private-networks",
 	}, extra...)
 	if err := s.revtrack.Start(ctx, command, args, 90*time.Second); err != nil {
 		return err

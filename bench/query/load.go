@@ -87,6 +87,7 @@ func load(ctx context.Context, st *stack, ds *dataset, o options) (marker, error
 		return m, err
 	}
 	defer stopFake()
+	st.partnerURL = fakeURL
 
 	progress("starting revtrack all in-process (migrations, topics, processors; no scheduled sync)")
 	t = time.Now()
@@ -206,7 +207,7 @@ func seed(ctx context.Context, st *stack, ds *dataset, fakeURL string) (string, 
 	if err := os.Setenv(tokenEnv, fake.Tokens[0]); err != nil {
 		return "", err
 	}
-	if _, err := st.admin(ctx, "partner", "connect", benchSlug, "--org", fake.OrgID, "--token-env", tokenEnv, "--api-url", fakeURL); err != nil {
+	if _, err := st.admin(ctx, "partner", "connect", benchSlug, "--org", fake.OrgID, "--token-env", tokenEnv); err != nil {
 		return "", err
 	}
 	return w.ID, nil

@@ -39,6 +39,8 @@ type stack struct {
 	rdb  *redis.Client
 
 	revtrack benchkit.Process // the in-process revtrack command, when one runs
+	// partnerURL is the fake partner API's address while a load runs (the operator's setting).
+	partnerURL string
 }
 
 func newStack() *stack {
@@ -58,7 +60,20 @@ func newStack() *stack {
 func (s *stack) flags() []string {
 	return []string{"--kafka-brokers", strings.Join(s.brokers, ","), "--clickhouse-addr", s.ch.Addr,
 		"--clickhouse-database", s.ch.Database, "--redis-addr", s.redis.Addr, "--redis-key-prefix", s.redis.KeyPrefix,
-		"--process-group-prefix", s.groups, "--kafka-topic-suffix", "", "--log-level", "warn"}
+		"--process-group-prefix", s.groups, "--kafka-topic-suffix", "", "--log-level", "warn",
+		// A local bench: the published key, the fakes on loopback, and no reporting cost limits
+		// (the benchmark measures the computation, including forced recomputation).
+		"--allow-development-encryption-key", "--egress-allow-private-networks", "--partner-api-base-url", s.partnerBaseURL(),
+		"--query-budget", "1000000000", "--query-budget-refill-per-minute", "1000000000", "--query-no-cache-budget", "1000000000",
+		"--query-no-cache-refill-per-hour", "1000000000",
+		"--query-max-concurrent-computations", "64"}
+}
+
+func (s *stack) partnerBaseURL() string {
+	if s.partnerURL == "" {
+		return "http://127.0.0.1:1" // no load running: nothing syncs
+	}
+	return s.partnerURL
 }
 
 // open connects the benchmark's own ClickHouse and Redis clients.
