@@ -78,6 +78,41 @@ func (a adsContract) consent(t *testing.T, authURL string, scopes ...string) str
 	return back.RequestURI()
 }
 
+// begin plays the browser opening the begin link (its path, on base): it returns Google's consent
+// URL and the cookie header that binds the browser to the connection.
+func (a adsContract) begin(t *testing.T, base, link string) (consentURL, cookie string) {
+	t.Helper()
+	u, err := url.Parse(link)
+	if err != nil || link == "" {
+		t.Fatalf("begin link %q: %v", link, err)
+	}
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noFollow.Get(base + u.RequestURI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, c := range resp.Cookies() {
+		if c.Name == "revtrack_ads_oauth" {
+			cookie = c.Name + "=" + c.Value
+		}
+	}
+	if resp.StatusCode != http.StatusFound || cookie == "" {
+		t.Fatalf("begin %s: %d, cookie %q", link, resp.StatusCode, cookie)
+	}
+	return resp.Header.Get("Location"), cookie
+}
+
+// requestURI is the path and query of a URL the API answered (its host may be the configured
+// public base URL rather than the test's listener).
+func requestURI(link string) string {
+	u, err := url.Parse(link)
+	if err != nil {
+		return link
+	}
+	return u.RequestURI()
+}
+
 // stateOf is the state parameter of an authorization URL.
 func stateOf(t *testing.T, authURL string) string {
 	t.Helper()
@@ -139,6 +174,18 @@ conversion_customer_id, login_customer_id, conversion_action_id, request_events)
 func (e contractEnv) adsCalls() []call {
 	a := e.ads
 	var authURL, callback, mappingID string
+	// flow is the header of the browser that opened the begin link (its cookie), asking for JSON.
+	flow := map[string]string{"Accept": "application/json"}
+	begin := func(t *testing.T) string {
+		consent, cookie := a.begin(t, e.base, authURL)
+		flow["Cookie"] = cookie
+		return consent
+	}
+	other := googlefake.DefaultAccount
+	other.ID, other.Email = "104592000000000000055", "someone-else@example.com"
+	// decision is the confirmation's body, filled from the held replacement.
+	decision := map[string]any{"decision": "keep"}
+	var csrf string
 	connect := func(name string) call {
 		return call{name: name, method: "POST", path: "/api/admin/ads/connection", key: e.admin, want: 200,
 			after: func(t *testing.T, body []byte) {
@@ -176,30 +223,67 @@ func (e contractEnv) adsCalls() []call {
 		{name: "ads verification before connecting", method: "GET", path: "/api/admin/ads/verification", key: e.admin, want: 200,
 			after: expectBody(`"mappings":[]`, `"hint":"Connect`)},
 
-		// Consent: declined, without a state, with a permission unticked, replayed, then complete.
+		// The begin link: the first browser is bound and sent to Google; the link is single use.
 		connect("ads connect"),
-		{name: "ads callback declined", method: "GET", header: asJSON, want: 400,
+		{name: "ads begin", method: "GET", want: 302, noRedirect: true, pathFn: func() string { return requestURI(authURL) }},
+		{name: "ads begin used", method: "GET", header: asJSON, want: 400, pathFn: func() string { return requestURI(authURL) },
+			after: expectBody("already opened")},
+
+		// Consent: declined, without a state, with a permission unticked, replayed, from another
+		// browser, then complete.
+		connect("ads connect again"),
+		{name: "ads callback declined", method: "GET", header: flow, want: 400,
 			before: func(t *testing.T) {
-				callback = uploader.OAuthCallbackPath + "?error=access_denied&state=" + url.QueryEscape(stateOf(t, authURL))
+				callback = uploader.OAuthCallbackPath + "?error=access_denied&state=" + url.QueryEscape(stateOf(t, begin(t)))
 			},
 			pathFn: func() string { return callback },
 			after:  expectBody(`"error":"access_denied"`)},
 		{name: "ads callback without state", method: "GET", path: uploader.OAuthCallbackPath + "?code=4%2Fcode", want: 400,
 			after: expectBody("<h1>Not connected</h1>")},
-		connect("ads connect again"),
-		{name: "ads callback missing a scope", method: "GET", header: asJSON, want: 400,
-			before: func(t *testing.T) { callback = a.consent(t, authURL, google.ScopeDataManager) },
+		connect("ads connect once more"),
+		{name: "ads callback missing a scope", method: "GET", header: flow, want: 400,
+			before: func(t *testing.T) { callback = a.consent(t, begin(t), google.ScopeDataManager) },
 			pathFn: func() string { return callback },
 			after:  expectBody(`"error":"missing_scopes"`, `"missingScopes":["`+google.ScopeAdWords+`"]`)},
-		{name: "ads callback state used", method: "GET", want: 400, pathFn: func() string { return callback },
+		{name: "ads callback state used", method: "GET", header: flow, want: 400, pathFn: func() string { return callback },
 			after: expectBody("start the connection again")},
-		connect("ads connect once more"),
-		{name: "ads callback", method: "GET", header: asJSON, want: 200,
-			before: func(t *testing.T) { callback = a.consent(t, authURL) },
+		connect("ads connect a third time"),
+		{name: "ads callback from another browser", method: "GET", header: asJSON, want: 403,
+			before: func(t *testing.T) { callback = a.consent(t, begin(t)) },
 			pathFn: func() string { return callback },
-			after:  expectBody(`"state":"connected"`, `"next":"Select the conversion account`)},
+			after:  expectBody(`"error":"forbidden"`, "this browser did not start the connection")},
+		{name: "ads callback", method: "GET", header: flow, want: 200, pathFn: func() string { return callback },
+			after: expectBody(`"state":"connected"`, `"next":"Select the conversion account`, `"googleAccountEmail":"`+googlefake.DefaultAccount.Email+`"`)},
 		{name: "ads connection connected", method: "GET", path: "/api/admin/ads/connection", key: e.admin, want: 200,
 			after: expectBody(`"state":"connected"`, `"ready":false`)},
+
+		// Another Google account: held until the same browser confirms; kept here.
+		connect("ads connect as another account"),
+		{name: "ads callback of another account", method: "GET", header: flow, want: 202,
+			before: func(t *testing.T) {
+				a.fake.SignIn(other)
+				callback = a.consent(t, begin(t))
+			},
+			pathFn: func() string { return callback },
+			after: func(t *testing.T, body []byte) {
+				a.fake.SignIn(googlefake.DefaultAccount)
+				var r struct {
+					Replacement struct{ ID string }
+					CSRFToken   string
+				}
+				if json.Unmarshal(body, &r) != nil || r.Replacement.ID == "" || r.CSRFToken == "" {
+					t.Fatalf("no held replacement: %s", body)
+				}
+				decision["pending"], decision["csrfToken"], csrf = r.Replacement.ID, "forged", r.CSRFToken
+				expectBody(`"email":"`+other.Email+`"`, `"email":"`+googlefake.DefaultAccount.Email+`"`)(t, body)
+			}},
+		{name: "ads confirm with a forged CSRF token", method: "POST", path: uploader.OAuthConfirmPath, header: flow, want: 403,
+			body: decision},
+		{name: "ads confirm unknown", method: "POST", path: uploader.OAuthConfirmPath, header: flow, want: 400,
+			body: map[string]any{"pending": "nope", "csrfToken": "x", "decision": "keep"}},
+		{name: "ads confirm keep", method: "POST", path: uploader.OAuthConfirmPath, header: flow, want: 200, body: decision,
+			before: func(*testing.T) { decision["csrfToken"] = csrf },
+			after:  expectBody(`"replaced":false`, `"googleAccountEmail":"`+googlefake.DefaultAccount.Email+`"`)},
 		{name: "ads actions without account", method: "GET", path: "/api/admin/ads/conversion-actions", key: e.admin, want: 409},
 
 		// The account and its conversion actions.

@@ -64,11 +64,15 @@ type Setup struct {
 	mappings  *controlplane.AdMappings
 	actions   *controlplane.AdConversionActions
 	store     *controlplane.Store
+	keys      *controlplane.Keyring
 	oauth     OAuthFlow
 	discovery ActionDiscovery
 	states    connectStates
-	locker    redisx.Locker
-	log       *slog.Logger
+	held      heldGrants
+	// callbackURL is the OAuth redirect URI; the begin URL and the flow's cookie live on its host.
+	callbackURL string
+	locker      redisx.Locker
+	log         *slog.Logger
 }
 
 // setupLockTTL bounds how long a crashed holder blocks a workspace's setup; it covers one Google
@@ -88,11 +92,13 @@ func NewSetup(d SetupDeps) (*Setup, error) {
 	}
 	ep := d.Config.Endpoints()
 	s := &Setup{
-		cfg: d.Config, store: d.Store, conns: d.Store.AdConnections(d.Keys), mappings: d.Store.AdMappings(),
+		cfg: d.Config, store: d.Store, keys: d.Keys, conns: d.Store.AdConnections(d.Keys), mappings: d.Store.AdMappings(),
 		actions: d.Store.AdConversionActions(), oauth: d.OAuth, discovery: d.Discovery,
-		states: connectStates{rdb: d.Redis, prefix: d.KeyPrefix, ttl: d.Config.StateTTL},
-		locker: redisx.Locker{Client: d.Redis, Prefix: d.KeyPrefix + "ads:"},
-		log:    d.Logger.With("component", "ads-setup"),
+		states:      connectStates{rdb: d.Redis, prefix: d.KeyPrefix, ttl: d.Config.StateTTL},
+		held:        heldGrants{rdb: d.Redis, prefix: d.KeyPrefix, ttl: d.Config.StateTTL},
+		callbackURL: d.Config.RedirectURL(d.BaseURL),
+		locker:      redisx.Locker{Client: d.Redis, Prefix: d.KeyPrefix + "ads:"},
+		log:         d.Logger.With("component", "ads-setup"),
 	}
 	if d.HTTPClient == nil {
 		d.HTTPClient = d.Config.HTTPClient()
@@ -135,9 +141,11 @@ func (s *Setup) Connection(ctx context.Context, workspaceID string) (controlplan
 	return s.conns.Get(ctx, workspaceID)
 }
 
-// Connect starts a connection (or a reconnection, which replaces the credential) and returns the
-// Google consent URL to send the user to. The state and PKCE verifier wait in Redis for the
-// callback for ConnectConfig.StateTTL and can be used once.
+// Connect starts a connection for the operator's command line (or a reconnection, which replaces
+// the credential) and returns the Google consent URL to open. The state and PKCE verifier wait in
+// Redis for ConnectConfig.StateTTL and can be used once, by Callback: the served callback does not
+// finish such a flow (it has no browser binding); the operator pastes the URL Google redirected to.
+// The admin API starts connections with ConnectWithKey.
 func (s *Setup) Connect(ctx context.Context, actor, workspaceID string) (string, error) {
 	if !s.Configured() {
 		return "", fmt.Errorf("%w: set --ads-oauth-client-id and --ads-oauth-client-secret", ErrNotConfigured)
@@ -146,31 +154,26 @@ func (s *Setup) Connect(ctx context.Context, actor, workspaceID string) (string,
 		return "", err
 	}
 	verifier := google.NewVerifier()
-	state, err := s.states.put(ctx, pendingConnect{WorkspaceID: workspaceID, Actor: actor, Verifier: verifier})
+	state, err := s.states.put(ctx, pendingConnect{WorkspaceID: workspaceID, Actor: actor, Origin: originOperator, Verifier: verifier})
 	if err != nil {
 		return "", err
 	}
 	return s.oauth.AuthCodeURL(state, verifier), nil
 }
 
-// Callback finishes a connection: it takes the state (once), exchanges the code, checks that both
-// scopes were granted, and stores the sealed refresh token. The connection is then connected with
-// no conversion account selected (a reconnection keeps its account and mappings). When a scope is
-// missing it fails with *MissingScopesError and stores nothing.
-func (s *Setup) Callback(ctx context.Context, state, code string) (controlplane.AdConnection, error) {
-	if !s.Configured() {
-		return controlplane.AdConnection{}, ErrNotConfigured
-	}
-	p, ok, err := s.states.take(ctx, state)
-	if err != nil {
-		return controlplane.AdConnection{}, err
-	}
-	if !ok {
-		return controlplane.AdConnection{}, fmt.Errorf("%w: the connection request is unknown, used or older than %s: start the connection again",
-			ErrInvalid, s.cfg.StateTTL)
-	}
+// finish completes a connection whose state was taken: it checks again that whoever started it may
+// still connect the workspace, exchanges the code, checks that both scopes were granted, and stores
+// the sealed refresh token. The connection is then connected with no conversion account selected
+// (a reconnection keeps its account and mappings). A grant by another Google account than the live
+// connection's is held for confirmation instead (CallbackResult.Pending). When a scope is missing
+// it fails with *MissingScopesError and stores nothing.
+func (s *Setup) finish(ctx context.Context, p pendingConnect, code string) (CallbackResult, error) {
 	if code == "" {
-		return controlplane.AdConnection{}, fmt.Errorf("%w: Google returned no authorization code (consent denied?): start the connection again", ErrInvalid)
+		return CallbackResult{}, fmt.Errorf("%w: Google returned no authorization code (consent denied?): start the connection again", ErrInvalid)
+	}
+	// Before the exchange: a flow whose key was revoked meanwhile must not obtain a grant at all.
+	if err := s.revalidate(ctx, p.Origin, p.KeyID, p.WorkspaceID); err != nil {
+		return CallbackResult{}, err
 	}
 	grant, err := s.oauth.Exchange(ctx, code, p.Verifier)
 	// Granular consent: a partial grant stores nothing. It is not revoked either: revoking ends
@@ -178,32 +181,41 @@ func (s *Setup) Callback(ctx context.Context, state, code string) (controlplane.
 	if err == nil || errors.Is(err, google.ErrNoRefreshToken) {
 		if missing := google.MissingScopes(grant.Scopes); len(missing) > 0 {
 			s.log.Info("ads connection refused: scopes not granted", "workspace", p.WorkspaceID, "missing", missing)
-			return controlplane.AdConnection{}, &MissingScopesError{Missing: missing}
+			return CallbackResult{}, &MissingScopesError{Missing: missing}
 		}
 	}
 	switch {
 	case errors.Is(err, google.ErrNoRefreshToken):
-		return controlplane.AdConnection{}, fmt.Errorf("%w: Google granted no offline access (no refresh token): connect again", ErrInvalid)
+		return CallbackResult{}, fmt.Errorf("%w: Google granted no offline access (no refresh token): connect again", ErrInvalid)
 	case errors.Is(err, google.ErrInvalidGrant):
-		return controlplane.AdConnection{}, fmt.Errorf("%w: Google refused the authorization code (expired or already used): connect again", ErrInvalid)
+		return CallbackResult{}, fmt.Errorf("%w: Google refused the authorization code (expired or already used): connect again", ErrInvalid)
 	case oauthClientRefused(err):
-		return controlplane.AdConnection{}, fmt.Errorf("Google refused the OAuth client (check --ads-oauth-client-id and --ads-oauth-client-secret): %w", err)
+		return CallbackResult{}, fmt.Errorf("Google refused the OAuth client (check --ads-oauth-client-id and --ads-oauth-client-secret): %w", err)
 	case err != nil:
-		return controlplane.AdConnection{}, googleFailure("exchange the authorization code", err, "")
+		return CallbackResult{}, googleFailure("exchange the authorization code", err, "")
 	}
 	unlock, err := s.lock(ctx, p.WorkspaceID)
 	if err != nil {
-		return controlplane.AdConnection{}, err
+		return CallbackResult{}, err
 	}
 	defer unlock()
+	cur, ok, err := s.conns.Get(ctx, p.WorkspaceID)
+	if err != nil {
+		return CallbackResult{}, err
+	}
+	if ok && cur.Connected() && (cur.GoogleAccountID == "" || cur.GoogleAccountID != grant.Account.ID) {
+		held, err := s.hold(ctx, p, grant, cur)
+		return CallbackResult{Connection: cur, Pending: held}, err
+	}
 	// A reconnection does not revoke the credential it replaces: when the same Google user
 	// consents again, revoking the old token would end the new grant too.
-	c, err := s.conns.Connect(ctx, p.Actor, p.WorkspaceID, grant.RefreshToken, grant.Scopes)
+	c, err := s.conns.Connect(ctx, p.Actor, p.WorkspaceID, controlplane.AdGrant{RefreshToken: grant.RefreshToken, Scopes: grant.Scopes,
+		GoogleAccountID: grant.Account.ID, GoogleAccountEmail: grant.Account.Email})
 	if err != nil {
-		return controlplane.AdConnection{}, err
+		return CallbackResult{}, err
 	}
 	s.log.Info("ads connection stored", "workspace", c.WorkspaceID, "connection", c.ConnectionID, "sealedWithKey", c.SealedWithKey)
-	return c, nil
+	return CallbackResult{Connection: c}, nil
 }
 
 func oauthClientRefused(err error) bool {

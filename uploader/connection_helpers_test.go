@@ -90,11 +90,14 @@ func (e *setupEnv) consent() (state, code string) {
 func (e *setupEnv) connect() controlplane.AdConnection {
 	e.t.Helper()
 	state, code := e.consent()
-	c, err := e.setup.Callback(e.ctx, state, code)
+	res, err := e.setup.Callback(e.ctx, state, code)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return c
+	if res.Pending != nil {
+		e.t.Fatalf("the callback held a replacement: %+v", res.Pending)
+	}
+	return res.Connection
 }
 
 // ready connects and selects the fake's default account through its manager.

@@ -53,10 +53,11 @@ func TestConnectGrantsAndStoresSealedToken(t *testing.T) {
 		t.Fatalf("reused state: %v", err)
 	}
 	state, code = e.consent()
-	c, err := e.setup.Callback(e.ctx, state, code)
-	if err != nil {
-		t.Fatal(err)
+	res, err := e.setup.Callback(e.ctx, state, code)
+	if err != nil || res.Pending != nil {
+		t.Fatal(res.Pending, err)
 	}
+	c := res.Connection
 	if !c.Connected() || c.Ready() || c.ConversionCustomerID != "" || c.ConnectedBy != setupActor || c.WorkspaceID != e.ws ||
 		!slices.Equal(c.GrantedScopes, []string{google.ScopeAdWords, google.ScopeDataManager}) || c.SealedWithKey != controlplane.DevelopmentKeyID {
 		t.Fatalf("connection %+v", c)

@@ -18,8 +18,11 @@ type AdsSetup interface {
 	Configured() bool
 	DiscoveryConfigured() bool
 	Connection(ctx context.Context, workspaceID string) (controlplane.AdConnection, bool, error)
-	Connect(ctx context.Context, actor, workspaceID string) (string, error)
-	Callback(ctx context.Context, state, code string) (controlplane.AdConnection, error)
+	ConnectWithKey(ctx context.Context, actor, keyID, workspaceID string) (uploader.BrowserStart, error)
+	FlowLocation() (base, cookiePath string)
+	Begin(ctx context.Context, beginToken string) (uploader.Begun, error)
+	BrowserCallback(ctx context.Context, state, code, binding string) (uploader.CallbackResult, error)
+	ConfirmReplacement(ctx context.Context, id, binding, csrf string, replace bool) (controlplane.AdConnection, error)
 	SelectAccount(ctx context.Context, actor, workspaceID, conversionCustomerID, loginCustomerID string) (uploader.AccountSelection, error)
 	RefreshActions(ctx context.Context, actor, workspaceID string) ([]controlplane.AdConversionAction, error)
 	ListActions(ctx context.Context, workspaceID string) ([]controlplane.AdConversionAction, error)
@@ -46,8 +49,10 @@ var (
 // setup"; docs/ADS_UPLOAD.md):
 //
 //	GET    /api/admin/ads/connection                     state, scopes, accounts, last error (never a token)
-//	POST   /api/admin/ads/connection                     start connecting: {authorizationUrl}
-//	GET    /api/admin/ads/oauth/callback                 Google's redirect (no key: the state names the workspace)
+//	POST   /api/admin/ads/connection                     start connecting: {authorizationUrl} (the begin URL)
+//	GET    /api/admin/ads/oauth/begin                    the browser opens it (no key): binds it to the flow, to Google
+//	GET    /api/admin/ads/oauth/callback                 Google's redirect (no key: the state and the browser's cookie)
+//	POST   /api/admin/ads/oauth/confirm                  replace the live Google account, or keep it (cookie + CSRF token)
 //	PUT    /api/admin/ads/connection/account             select the conversion (and manager login) customer
 //	DELETE /api/admin/ads/connection                     disconnect (revoke at Google)
 //	GET    /api/admin/ads/conversion-actions             the cached conversion actions of the account
@@ -69,11 +74,14 @@ type AdsAPI struct {
 	Log   *slog.Logger
 }
 
-// register mounts the routes on the admin group (authenticated, admin scope), and the OAuth
-// callback on the root: Google's redirect carries no key, the single-use state stands for it.
+// register mounts the routes on the admin group (authenticated, admin scope), and the browser's leg
+// of the OAuth flow on the root: the browser carries no key; the single-use begin link, the state
+// and the cookie the begin link set stand for it (ads_callback.go).
 func (s *AdsAPI) register(root, g gin.IRouter, fail func(*gin.Context, error)) {
 	h := adsHandlers{AdsAPI: s, fail: fail}
+	root.GET(uploader.OAuthBeginPath, noStore, h.begin)
 	root.GET(uploader.OAuthCallbackPath, noStore, h.callback)
+	root.POST(uploader.OAuthConfirmPath, noStore, h.confirm)
 	g.GET("/ads/connection", h.getConnection)
 	g.POST("/ads/connection", h.connect)
 	g.PUT("/ads/connection/account", h.selectAccount)
@@ -137,16 +145,18 @@ func (h adsHandlers) getConnection(c *gin.Context) {
 	c.JSON(http.StatusOK, v)
 }
 
-// connect answers the Google consent URL; the caller sends the user's browser there, and Google
-// sends it back to the callback. A connected workspace reconnects (its credential is replaced).
+// connect answers the single-use begin URL of a new flow; the caller opens it in the user's
+// browser, which is sent on to Google and back to the callback, and only that browser can finish
+// the flow. A connected workspace reconnects (its credential is replaced; by another Google account
+// only after a confirmation).
 func (h adsHandlers) connect(c *gin.Context) {
 	caller := authn.From(c)
-	u, err := h.Setup.Connect(c.Request.Context(), caller.Actor(), caller.Workspace.ID)
+	start, err := h.Setup.ConnectWithKey(c.Request.Context(), caller.Actor(), caller.Principal.KeyID, caller.Workspace.ID)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"authorizationUrl": u})
+	c.JSON(http.StatusOK, gin.H{"authorizationUrl": start.BeginURL, "expiresAt": start.ExpiresAt})
 }
 
 type selectAccountRequest struct {

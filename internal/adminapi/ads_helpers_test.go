@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -131,25 +132,69 @@ func (f *adsFixture) json(t *testing.T, method, path, key string, body any) (int
 	return status, m
 }
 
-// connect runs the consent as a browser: POST the connection, follow the authorization URL to the
-// fake, which redirects to the API's callback. It returns the callback's status and page.
-func (f *adsFixture) connect(t *testing.T) (int, string) {
+// browser is a user's browser: it keeps cookies and follows redirects.
+func browser(t *testing.T) *http.Client {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &http.Client{Jar: jar}
+}
+
+// start asks the API for a new connection flow and returns its begin link.
+func (f *adsFixture) start(t *testing.T) string {
 	t.Helper()
 	status, body := f.json(t, "POST", "/api/admin/ads/connection", f.admin, nil)
-	if status != 200 {
+	begin, _ := body["authorizationUrl"].(string)
+	if status != 200 || !strings.HasPrefix(begin, f.srv.URL+uploader.OAuthBeginPath+"?flow=") {
 		t.Fatalf("connect: %d %v", status, body)
 	}
-	authURL, _ := body["authorizationUrl"].(string)
-	resp, err := http.Get(authURL) // a browser: no key, follows the redirect
+	return begin
+}
+
+// begin opens a begin link in b without following the redirect, and returns Google's consent URL.
+func (f *adsFixture) begin(t *testing.T, b *http.Client, link string) string {
+	t.Helper()
+	noFollow := *b
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := noFollow.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusFound {
+		t.Fatalf("begin: %d", resp.StatusCode)
+	}
+	return resp.Header.Get("Location")
+}
+
+// follow opens u in b, following every redirect, and returns the final status, path and page.
+func follow(t *testing.T, b *http.Client, u string, accept string) (int, string, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", u, nil)
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	resp, err := b.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	page, _ := io.ReadAll(resp.Body)
-	if resp.Request.URL.Path != uploader.OAuthCallbackPath {
-		t.Fatalf("consent ended at %s", resp.Request.URL)
+	return resp.StatusCode, resp.Request.URL.Path, string(page)
+}
+
+// connect runs the consent as a browser: POST the connection, open the begin link in a browser,
+// which goes to Google (the fake) and back to the API's callback. It returns the callback's status
+// and page.
+func (f *adsFixture) connect(t *testing.T) (int, string) {
+	t.Helper()
+	status, path, page := follow(t, browser(t), f.start(t), "")
+	if path != uploader.OAuthCallbackPath {
+		t.Fatalf("consent ended at %s", path)
 	}
-	return resp.StatusCode, string(page)
+	return status, page
 }
 
 // ready connects and selects the fake's default account through its manager.

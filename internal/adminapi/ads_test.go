@@ -46,16 +46,15 @@ func TestAdsConnectionOverHTTP(t *testing.T) {
 		t.Fatalf("disconnect unconnected: %d %v", status, body)
 	}
 
-	// The browser's consent: the authorization URL goes to Google (the fake), which sends it back
-	// to the callback without a key.
-	status, body := f.json(t, "POST", "/api/admin/ads/connection", f.admin, nil)
-	authURL, _ := url.Parse(body["authorizationUrl"].(string))
-	if status != 200 || authURL.Query().Get("redirect_uri") != f.srv.URL+uploader.OAuthCallbackPath || authURL.Query().Get("state") == "" ||
+	// The browser's consent: the begin link binds the browser and goes to Google (the fake), which
+	// sends it back to the callback without a key.
+	authURL, _ := url.Parse(f.begin(t, browser(t), f.start(t)))
+	if authURL.Query().Get("redirect_uri") != f.srv.URL+uploader.OAuthCallbackPath || authURL.Query().Get("state") == "" ||
 		authURL.Query().Get("code_challenge_method") != "S256" || authURL.Query().Get("access_type") != "offline" {
-		t.Fatalf("authorization URL: %d %v", status, body)
+		t.Fatalf("authorization URL: %s", authURL)
 	}
 	status, page := f.connect(t)
-	if status != 200 || !strings.Contains(page, "<h1>Connected</h1>") {
+	if status != 200 || !strings.Contains(page, "<h1>Connected</h1>") || !strings.Contains(page, googlefake.DefaultAccount.Email) {
 		t.Fatalf("callback page: %d %s", status, page)
 	}
 	token, err := f.store.AdConnections(mustKeys(t)).RefreshToken(ctx, f.ws)
@@ -97,7 +96,7 @@ func TestAdsConnectionOverHTTP(t *testing.T) {
 	// Google does not confirm the revocation: 502, the connection stays connected with its
 	// credential and shows the failure; the disconnection may be retried.
 	f.fake.FailRevocation(http.StatusServiceUnavailable)
-	status, body = f.json(t, "DELETE", "/api/admin/ads/connection", f.admin, nil)
+	status, body := f.json(t, "DELETE", "/api/admin/ads/connection", f.admin, nil)
 	if status != 502 || body["error"] != "revocation_unconfirmed" || !strings.Contains(body["message"].(string), "retry") {
 		t.Fatalf("unconfirmed disconnect: %d %v", status, body)
 	}
@@ -175,20 +174,20 @@ func TestAdsCallbackRefusals(t *testing.T) {
 	testenv.Golden(t, "testdata/ads_callback_refused.golden.html", []byte(page))
 
 	// Declined consent: Google's error is reported and the state is spent.
-	_, body := f.json(t, "POST", "/api/admin/ads/connection", f.admin, nil)
-	authURL, _ := url.Parse(body["authorizationUrl"].(string))
+	b := browser(t)
+	authURL, _ := url.Parse(f.begin(t, b, f.start(t)))
 	state := authURL.Query().Get("state")
-	status, _, text := callback("state="+url.QueryEscape(state)+"&error=access_denied", "application/json")
+	back := f.srv.URL + uploader.OAuthCallbackPath + "?state=" + url.QueryEscape(state)
+	status, _, text := follow(t, b, back+"&error=access_denied", "application/json")
 	if status != 400 || !strings.Contains(text, `"access_denied"`) || !strings.Contains(text, "(access_denied)") {
 		t.Fatalf("declined consent: %d %s", status, text)
 	}
-	if status, _, text := callback("state="+url.QueryEscape(state)+"&code="+f.fake.IssueCode(), "application/json"); status != 400 ||
+	if status, _, text := follow(t, b, back+"&code="+f.fake.IssueCode(), "application/json"); status != 400 ||
 		!strings.Contains(text, "invalid_request") {
 		t.Fatalf("a spent state was accepted: %d %s", status, text)
 	}
 	// Hostile error text is not echoed.
-	_, body = f.json(t, "POST", "/api/admin/ads/connection", f.admin, nil)
-	authURL, _ = url.Parse(body["authorizationUrl"].(string))
+	authURL, _ = url.Parse(f.begin(t, b, f.start(t)))
 	if _, _, page := callback("state="+url.QueryEscape(authURL.Query().Get("state"))+"&error=%3Cscript%3E", ""); strings.Contains(page, "<script>") {
 		t.Fatalf("echoed markup: %s", page)
 	}
@@ -204,21 +203,9 @@ func TestAdsPartialGrant(t *testing.T) {
 	cfg := googlefake.DefaultConfig()
 	cfg.GrantedScopes = []string{google.ScopeAdWords}
 	f := newAdsFixture(t, cfg, true)
-	status, body := f.json(t, "POST", "/api/admin/ads/connection", f.admin, nil)
-	if status != 200 {
-		t.Fatal(status, body)
-	}
-	req, _ := http.NewRequest("GET", body["authorizationUrl"].(string), nil)
-	req.Header.Set("Accept", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var b bytes.Buffer
-	_, _ = b.ReadFrom(resp.Body)
-	if resp.StatusCode != 400 || !strings.Contains(b.String(), `"missing_scopes"`) || !strings.Contains(b.String(), `"missingScopes":["`+google.ScopeDataManager+`"]`) {
-		t.Fatalf("partial grant: %d %s", resp.StatusCode, b.String())
+	status, _, text := follow(t, browser(t), f.start(t), "application/json")
+	if status != 400 || !strings.Contains(text, `"missing_scopes"`) || !strings.Contains(text, `"missingScopes":["`+google.ScopeDataManager+`"]`) {
+		t.Fatalf("partial grant: %d %s", status, text)
 	}
 	if _, ok, err := f.setup.Connection(testenv.Ctx(t), f.ws); ok || err != nil {
 		t.Fatalf("a partial grant was stored: %v %v", ok, err)

@@ -100,7 +100,8 @@ func (a *app) adsCommand(use, short string, args cobra.PositionalArgs, run func(
 func (a *app) adsCommands() *cobra.Command {
 	cmd := &cobra.Command{Use: "ads", Short: "Advertising-conversion upload: connection, mappings, upload queue, verification"}
 
-	connect := a.adsCommand("connect SLUG", "Start connecting the workspace's Google Ads account: prints the consent URL to open in a browser",
+	connect := a.adsCommand("connect SLUG", "Start connecting the workspace's Google Ads account: prints the consent URL to open in a browser; "+
+		"finish with `ads callback` and the URL Google redirects the browser to",
 		cobra.ExactArgs(1), func(ctx context.Context, e adsEnv, _ []string) (any, error) {
 			u, err := e.setup.Connect(ctx, adminActor, e.ws.ID)
 			if err != nil {
@@ -110,7 +111,7 @@ func (a *app) adsCommands() *cobra.Command {
 		})
 
 	callback := &cobra.Command{Use: "callback URL", Args: cobra.ExactArgs(1),
-		Short: "Finish a connection with the URL Google redirected the browser to (when it could not reach the service)",
+		Short: "Finish a connection `ads connect` started, with the URL Google redirected the browser to",
 		RunE: func(c *cobra.Command, args []string) error {
 			u, err := url.Parse(args[0])
 			if err != nil {
@@ -122,13 +123,32 @@ func (a *app) adsCommands() *cobra.Command {
 					_, _ = e.setup.Callback(ctx, q.Get("state"), "") // spend the state
 					return fmt.Errorf("Google did not grant access (%s): start the connection again", q.Get("error"))
 				}
-				conn, err := e.setup.Callback(ctx, q.Get("state"), q.Get("code"))
+				res, err := e.setup.Callback(ctx, q.Get("state"), q.Get("code"))
 				if err != nil {
 					return err
 				}
-				return a.printJSON(conn)
+				if res.Pending != nil {
+					// Another Google account than the live connection's: nothing replaced until confirmed.
+					return a.printJSON(map[string]any{"replacement": res.Pending,
+						"next": "revtrack admin ads confirm-replacement " + res.Pending.ID + " (or --keep), before " + res.Pending.ExpiresAt.Format(time.RFC3339)})
+				}
+				return a.printJSON(res.Connection)
 			})
 		}}
+
+	var keep bool
+	confirmReplacement := &cobra.Command{Use: "confirm-replacement ID", Args: cobra.ExactArgs(1),
+		Short: "Replace the live connection's Google account with the one `ads callback` held (--keep drops it instead)",
+		RunE: func(c *cobra.Command, args []string) error {
+			return a.withAds(c, "", func(ctx context.Context, e adsEnv) error {
+				conn, err := e.setup.ConfirmReplacementOperator(ctx, args[0], !keep)
+				if err != nil {
+					return err
+				}
+				return a.printJSON(map[string]any{"connection": conn, "replaced": !keep})
+			})
+		}}
+	confirmReplacement.Flags().BoolVar(&keep, "keep", false, "keep the live connection and drop the held grant")
 
 	status := a.adsCommand("status SLUG", "Show the workspace's advertising connection (never the token)", cobra.ExactArgs(1),
 		func(ctx context.Context, e adsEnv, _ []string) (any, error) {
@@ -170,7 +190,7 @@ func (a *app) adsCommands() *cobra.Command {
 		})
 	verify.Flags().StringVar(&mappingFilter, "mapping", "", "only this mapping")
 
-	cmd.AddCommand(connect, callback, status, selectAccount, refresh, actions, disconnect, a.adsMappingCommands(), a.adsQueueCommands(), verify)
+	cmd.AddCommand(connect, callback, confirmReplacement, status, selectAccount, refresh, actions, disconnect, a.adsMappingCommands(), a.adsQueueCommands(), verify)
 	return cmd
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -59,7 +60,12 @@ func TestAdsUploadEndToEnd(t *testing.T) {
 	if status != 200 {
 		t.Fatalf("connect: %d %v", status, body)
 	}
-	resp, err := http.Get(body["authorizationUrl"].(string)) // the browser: Google, then the served callback
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The browser: the begin link (which sets the flow's cookie), Google, then the served callback.
+	resp, err := (&http.Client{Jar: jar}).Get(body["authorizationUrl"].(string))
 	if err != nil {
 		t.Fatal(err)
 	}

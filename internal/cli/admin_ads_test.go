@@ -33,7 +33,8 @@ func TestAdsCommands(t *testing.T) {
 		var out, logs bytes.Buffer
 		args = append(args, "--clickhouse-addr", db.CH.Addr, "--clickhouse-database", db.CH.Database, "--redis-addr", db.RedisC.Addr,
 			"--redis-key-prefix", db.RedisC.KeyPrefix, "--base-url", "https://revtrack.example", "--encryption-keys", keys,
-			"--ads-google-base-url", google.URL, "--ads-oauth-client-id", "revtrack-local", "--ads-oauth-client-secret", "revtrack-local-secret")
+			"--ads-google-base-url", google.URL, "--ads-oauth-client-id", "revtrack-local", "--ads-oauth-client-secret", "revtrack-local-secret",
+			"--egress-allow-private-networks")
 		code := cli.Execute(context.Background(), args, &out, &logs)
 		return out.String(), logs.String(), code
 	}
@@ -75,6 +76,34 @@ func TestAdsCommands(t *testing.T) {
 		t.Fatalf("callback printed %+v", conn)
 	}
 	fails("unknown, used or older", "admin", "ads", "callback", redirected)
+
+	// Another Google account reconnecting is held until confirmed on the command line.
+	other := googlefake.DefaultAccount
+	other.ID, other.Email = "104592000000000000099", "other@example.com"
+	fake.SignIn(other)
+	must(&started, "admin", "ads", "connect", "acme")
+	if resp, err = hc.Get(started["authorizationUrl"]); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	var held struct {
+		Replacement uploader.ReplacementPending
+		Next        string
+	}
+	must(&held, "admin", "ads", "callback", resp.Header.Get("Location"))
+	if held.Replacement.NewAccount != other || held.Replacement.CurrentAccount != googlefake.DefaultAccount ||
+		!strings.Contains(held.Next, "confirm-replacement "+held.Replacement.ID) {
+		t.Fatalf("callback by another account printed %+v", held)
+	}
+	var replaced struct {
+		Connection controlplane.AdConnection
+		Replaced   bool
+	}
+	must(&replaced, "admin", "ads", "confirm-replacement", held.Replacement.ID)
+	if !replaced.Replaced || replaced.Connection.GoogleAccountEmail != other.Email {
+		t.Fatalf("confirm-replacement printed %+v", replaced)
+	}
+	fails("already settled", "admin", "ads", "confirm-replacement", held.Replacement.ID)
 
 	var status map[string]any
 	must(&status, "admin", "ads", "status", "acme")

@@ -48,6 +48,11 @@ type AdConnection struct {
 	// credential); empty when none.
 	LastError   string `json:"lastError"`
 	ConnectedBy string `json:"connectedBy"`
+	// GoogleAccountID and GoogleAccountEmail name the Google account that granted the credential
+	// (its stable ID and its e-mail address); empty for a connection made before revtrack recorded
+	// them (migration 0019).
+	GoogleAccountID    string `json:"googleAccountId"`
+	GoogleAccountEmail string `json:"googleAccountEmail"`
 	// SealedWithKey is the ID of the encryption key that sealed the refresh token; empty when no
 	// token is stored (disconnected).
 	SealedWithKey string    `json:"sealedWithKey"`
@@ -86,7 +91,8 @@ func (c *AdConnections) Get(ctx context.Context, workspaceID string) (AdConnecti
 	var a AdConnection
 	var v uint64
 	if err := rows.Scan(&a.ConnectionID, &a.WorkspaceID, &a.Provider, &a.State, &a.SealedWithKey, &a.GrantedScopes,
-		&a.ConversionCustomerID, &a.LoginCustomerID, &a.LastError, &a.ConnectedBy, &a.CreatedAt, &a.UpdatedAt, &v); err != nil {
+		&a.ConversionCustomerID, &a.LoginCustomerID, &a.LastError, &a.ConnectedBy, &a.CreatedAt, &a.UpdatedAt, &v,
+		&a.GoogleAccountID, &a.GoogleAccountEmail); err != nil {
 		return AdConnection{}, false, fmt.Errorf("scan ad connection: %w", err)
 	}
 	if !a.Connected() {
@@ -143,13 +149,24 @@ func (c *AdConnections) open(ctx context.Context, workspaceID string) (string, A
 	return tok, a, nil
 }
 
+// AdGrant is a credential to store: the refresh token, the scopes granted and the Google account
+// that granted them (ID and e-mail; empty when unknown).
+type AdGrant struct {
+	RefreshToken       string
+	Scopes             []string
+	GoogleAccountID    string
+	GoogleAccountEmail string
+}
+
 // Connect stores a new credential. A disconnected (or never connected) workspace gets a new
 // connection with no account selected; a connected one keeps its connection, account and mappings
 // and only has its credential replaced: the replaced sealing is deleted (waited for up to
 // Store.EraseTimeout; the deletion is durable and finishes in the background should it take
-// longer, and it is never read meanwhile). The audit entry names the scopes and sealing key,
-// never the token.
-func (c *AdConnections) Connect(ctx context.Context, actor, workspaceID, refreshToken string, scopes []string) (AdConnection, error) {
+// longer, and it is never read meanwhile). Whether another Google account may replace the live
+// one is the caller's decision. The audit entry names the scopes, the Google account and the
+// sealing key, never the token.
+func (c *AdConnections) Connect(ctx context.Context, actor, workspaceID string, g AdGrant) (AdConnection, error) {
+	refreshToken, scopes := g.RefreshToken, g.Scopes
 	if refreshToken == "" || strings.ContainsAny(refreshToken, " \t\r\n") {
 		return AdConnection{}, fmt.Errorf("%w: refresh token is empty or contains whitespace", ErrInvalid)
 	}
@@ -172,11 +189,17 @@ func (c *AdConnections) Connect(ctx context.Context, actor, workspaceID, refresh
 	a.GrantedScopes = slices.Compact(slices.Sorted(slices.Values(scopes)))
 	a.LastError = ""
 	a.ConnectedBy = actor
+	details := map[string]string{"scopes": strings.Join(a.GrantedScopes, " "), "provider": a.Provider,
+		"googleAccountId": g.GoogleAccountID, "googleAccountEmail": g.GoogleAccountEmail}
+	if action == "ads_connection.reconnect" {
+		details["previousGoogleAccountId"], details["previousGoogleAccountEmail"] = a.GoogleAccountID, a.GoogleAccountEmail
+	}
+	a.GoogleAccountID, a.GoogleAccountEmail = g.GoogleAccountID, g.GoogleAccountEmail
 	if a, err = c.storeToken(ctx, a, refreshToken); err != nil {
 		return AdConnection{}, err
 	}
-	if err := c.audit(ctx, actor, action, a, map[string]string{"scopes": strings.Join(a.GrantedScopes, " "),
-		"sealedWithKey": a.SealedWithKey, "provider": a.Provider}); err != nil {
+	details["sealedWithKey"] = a.SealedWithKey
+	if err := c.audit(ctx, actor, action, a, details); err != nil {
 		return AdConnection{}, err
 	}
 	return a, c.supersede(ctx, a.ConnectionID)
@@ -384,7 +407,7 @@ func (c *AdConnections) write(ctx context.Context, a AdConnection) (AdConnection
 	// refresh_token_enc is written empty: the token lives in sealed_secrets (migration 0017).
 	if err := c.s.insert(ctx, insertAdConnection, []any{a.ConnectionID, a.WorkspaceID, a.Provider, a.State, "",
 		a.SealedWithKey, a.GrantedScopes, a.ConversionCustomerID, a.LoginCustomerID, a.LastError, a.ConnectedBy,
-		a.CreatedAt, a.UpdatedAt, c.s.version()}); err != nil {
+		a.CreatedAt, a.UpdatedAt, c.s.version(), a.GoogleAccountID, a.GoogleAccountEmail}); err != nil {
 		return AdConnection{}, fmt.Errorf("write ad connection: %w", err)
 	}
 	return a, nil

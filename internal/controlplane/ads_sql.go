@@ -5,13 +5,14 @@ package controlplane
 const (
 	insertAdConnection = `INSERT INTO ad_connections (connection_id, workspace_id, provider, state, refresh_token_enc,
 encryption_key_id, granted_scopes, conversion_customer_id, login_customer_id, last_error, connected_by,
-created_at, updated_at, version)`
+created_at, updated_at, version, google_account_id, google_account_email)`
 	// A workspace has at most one live connection; a new one replaces a disconnected one, so the
 	// workspace's connection is the one written last.
 	selectAdConnection = `SELECT connection_id, argMax(workspace_id, version), argMax(provider, version),
 toString(argMax(state, version)), argMax(encryption_key_id, version), argMax(granted_scopes, version),
 argMax(conversion_customer_id, version), argMax(login_customer_id, version), argMax(last_error, version),
-argMax(connected_by, version), min(created_at), max(updated_at), max(version) AS v
+argMax(connected_by, version), min(created_at), max(updated_at), max(version) AS v,
+argMax(google_account_id, version), argMax(google_account_email, version)
 FROM ad_connections WHERE workspace_id = ? GROUP BY connection_id ORDER BY v DESC LIMIT 1`
 
 	insertAdMapping = `INSERT INTO ad_mappings (mapping_id, workspace_id, connection_id, source_id, milestone,

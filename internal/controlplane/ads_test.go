@@ -52,10 +52,10 @@ func TestAdConnectionLifecycleKeepsTokenSealed(t *testing.T) {
 	if _, _, err := conns.SelectAccount(ctx, "cli", w.ID, "1234567890", ""); !errors.Is(err, controlplane.ErrConflict) {
 		t.Fatalf("select account before connecting: %v", err)
 	}
-	if _, err := conns.Connect(ctx, "cli", w.ID, "bad token", nil); !errors.Is(err, controlplane.ErrInvalid) {
+	if _, err := conns.Connect(ctx, "cli", w.ID, controlplane.AdGrant{RefreshToken: "bad token", Scopes: nil}); !errors.Is(err, controlplane.ErrInvalid) {
 		t.Fatalf("token with a space: %v", err)
 	}
-	c, err := conns.Connect(ctx, "owner@acme.example", w.ID, token, []string{"b", "a", "b"})
+	c, err := conns.Connect(ctx, "owner@acme.example", w.ID, controlplane.AdGrant{RefreshToken: token, Scopes: []string{"b", "a", "b"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,9 +95,13 @@ func TestAdConnectionLifecycleKeepsTokenSealed(t *testing.T) {
 
 	// Reconnecting while connected replaces the credential only.
 	const second = "1//ads-refresh-token-second-4343"
-	re, err := conns.Connect(ctx, "admin@acme.example", w.ID, second, []string{"a", "b"})
+	re, err := conns.Connect(ctx, "admin@acme.example", w.ID, controlplane.AdGrant{RefreshToken: second, Scopes: []string{"a", "b"},
+		GoogleAccountID: "1045", GoogleAccountEmail: "owner@example.com"})
 	if err != nil || re.ConnectionID != c.ConnectionID || re.ConversionCustomerID != "1234567890" || !re.CreatedAt.Equal(c.CreatedAt) {
 		t.Fatalf("reconnect: %+v %v", re, err)
+	}
+	if got, _, err := conns.Get(ctx, w.ID); err != nil || got.GoogleAccountID != "1045" || got.GoogleAccountEmail != "owner@example.com" {
+		t.Fatalf("the Google account was not stored: %+v %v", got, err)
 	}
 	if tok, _ := conns.RefreshToken(ctx, w.ID); tok != second {
 		t.Fatal("reconnect did not replace the credential")
@@ -142,7 +146,7 @@ func TestAdConnectionLifecycleKeepsTokenSealed(t *testing.T) {
 	}
 
 	// Connecting again is a new connection with no account.
-	again, err := onlyNew.Connect(ctx, "cli", w.ID, token, []string{"a", "b"})
+	again, err := onlyNew.Connect(ctx, "cli", w.ID, controlplane.AdGrant{RefreshToken: token, Scopes: []string{"a", "b"}})
 	if err != nil || again.ConnectionID == c.ConnectionID || again.ConversionCustomerID != "" || !again.Connected() {
 		t.Fatalf("connect again: %+v %v", again, err)
 	}
@@ -266,7 +270,7 @@ func TestAdCredentialRefusedOnlyForTheStoredToken(t *testing.T) {
 	if ok, err := conns.CredentialRefused(ctx, "system:uploader", w.ID, old, "refused"); err != nil || ok {
 		t.Fatalf("never connected: %v %v", ok, err)
 	}
-	if _, err := conns.Connect(ctx, "cli", w.ID, old, []string{"a"}); err != nil {
+	if _, err := conns.Connect(ctx, "cli", w.ID, controlplane.AdGrant{RefreshToken: old, Scopes: []string{"a"}}); err != nil {
 		t.Fatal(err)
 	}
 	if ok, err := conns.CredentialRefused(ctx, "system:uploader", w.ID, old, "refused: connect again"); err != nil || !ok {
@@ -276,7 +280,7 @@ func TestAdCredentialRefusedOnlyForTheStoredToken(t *testing.T) {
 	if err != nil || !c.Connected() || c.LastError != "refused: connect again" {
 		t.Fatalf("connection %+v %v", c, err)
 	}
-	if _, err := conns.Connect(ctx, "cli", w.ID, replacement, []string{"a"}); err != nil {
+	if _, err := conns.Connect(ctx, "cli", w.ID, controlplane.AdGrant{RefreshToken: replacement, Scopes: []string{"a"}}); err != nil {
 		t.Fatal(err)
 	}
 	if c, _, _ = conns.Get(ctx, w.ID); c.LastError != "" {

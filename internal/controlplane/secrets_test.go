@@ -58,14 +58,17 @@ func TestAdDisconnectErasesEveryStoredVersion(t *testing.T) {
 	const first, second = "1//ads-first-token-5151", "1//ads-second-token-5252"
 	both := keyring(t, testKey("k2", 'b')+","+testKey("k1", 'a'))
 	conns := s.AdConnections(keyring(t, testKey("k1", 'a')))
-	c, err := conns.Connect(ctx, "cli", w.ID, first, []string{"a", "b"})
+	c, err := conns.Connect(ctx, "cli", w.ID, controlplane.AdGrant{RefreshToken: first, Scopes: []string{"a", "b"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []func() error{
 		func() error { _, _, err := conns.SelectAccount(ctx, "cli", w.ID, "1234567890", ""); return err },
 		func() error { _, err := conns.SetLastError(ctx, "cli", w.ID, "a failure"); return err },
-		func() error { _, err := conns.Connect(ctx, "cli", w.ID, second, []string{"a", "b"}); return err },
+		func() error {
+			_, err := conns.Connect(ctx, "cli", w.ID, controlplane.AdGrant{RefreshToken: second, Scopes: []string{"a", "b"}})
+			return err
+		},
 	} {
 		if err := f(); err != nil {
 			t.Fatal(err)
@@ -114,7 +117,7 @@ func TestAdEraseUnconfirmedThenFinished(t *testing.T) {
 	s, w := adsWorkspace(t)
 	ctx := testenv.Ctx(t)
 	conns := s.AdConnections(keyring(t, testKey("k1", 'a')))
-	if _, err := conns.Connect(ctx, "cli", w.ID, "1//ads-token-5353", []string{"a"}); err != nil {
+	if _, err := conns.Connect(ctx, "cli", w.ID, controlplane.AdGrant{RefreshToken: "1//ads-token-5353", Scopes: []string{"a"}}); err != nil {
 		t.Fatal(err)
 	}
 	// Mutations are merges: with merges stopped on the table, the deletion cannot run.

@@ -50,7 +50,8 @@ func NewOAuth(clientID, clientSecret, redirectURL string, ep Endpoints, hc *http
 			ClientID:     clientID,
 			ClientSecret: clientSecret,
 			RedirectURL:  redirectURL,
-			Scopes:       slices.Clone(requiredScopes),
+			// The sign-in scopes make the token response name the consenting account.
+			Scopes: append(slices.Clone(requiredScopes), ScopeOpenID, ScopeEmail),
 			// Google takes client credentials in the form body; auto-detection would cost a
 			// failed round trip per exchange.
 			Endpoint: oauth2.Endpoint{AuthURL: ep.AuthURL, TokenURL: ep.TokenURL, AuthStyle: oauth2.AuthStyleInParams},
@@ -74,16 +75,19 @@ func (o *OAuth) AuthCodeURL(state, verifier string) string {
 }
 
 // Grant is the outcome of a code exchange. Token is the first access token (with the refresh
-// token), usable at once for account discovery.
+// token), usable at once for account discovery. Account is the Google account that consented, from
+// the ID token (zero when the response had none).
 type Grant struct {
 	RefreshToken string
 	Scopes       []string
+	Account      Account
 	Token        *oauth2.Token
 }
 
-// Exchange trades an authorization code for tokens. Scopes are the scopes actually granted (the
-// token response's "scope"; RFC 6749 says an absent scope means the requested ones). An
-// invalid_grant answer wraps ErrInvalidGrant; a response without refresh token ErrNoRefreshToken.
+// Exchange trades an authorization code for tokens. Scopes are the API scopes actually granted (the
+// token response's "scope" without the sign-in scopes; RFC 6749 says an absent scope means the
+// requested ones). An invalid_grant answer wraps ErrInvalidGrant; a response without refresh token
+// ErrNoRefreshToken; an ID token not issued to this client ErrBadIDToken.
 func (o *OAuth) Exchange(ctx context.Context, code, verifier string) (Grant, error) {
 	var opts []oauth2.AuthCodeOption
 	if verifier != "" {
@@ -95,7 +99,12 @@ func (o *OAuth) Exchange(ctx context.Context, code, verifier string) (Grant, err
 	}
 	g := Grant{RefreshToken: tok.RefreshToken, Token: tok, Scopes: slices.Clone(requiredScopes)}
 	if s, ok := tok.Extra("scope").(string); ok {
-		g.Scopes = strings.Fields(s)
+		g.Scopes = slices.DeleteFunc(strings.Fields(s), identityScope)
+	}
+	if raw, ok := tok.Extra("id_token").(string); ok && raw != "" {
+		if g.Account, err = accountFromIDToken(raw, o.cfg.ClientID); err != nil {
+			return Grant{}, err
+		}
 	}
 	if g.RefreshToken == "" {
 		return g, ErrNoRefreshToken

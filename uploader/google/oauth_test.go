@@ -30,7 +30,7 @@ func TestAuthCodeURLAsksForOfflineConsentAndBothScopes(t *testing.T) {
 		"access_type": "offline", "prompt": "consent", "state": "st-1", "client_id": "cid",
 		"redirect_uri": "https://app.example/cb", "response_type": "code", "code_challenge_method": "S256",
 		"code_challenge": oauth2.S256ChallengeFromVerifier("verifier-verifier-verifier-verifier-verifier-1"),
-		"scope":          google.ScopeDataManager + " " + google.ScopeAdWords,
+		"scope":          google.ScopeDataManager + " " + google.ScopeAdWords + " openid email",
 	}
 	for k, v := range want {
 		if q.Get(k) != v {
@@ -69,6 +69,10 @@ func TestConsentFlowWithPKCE(t *testing.T) {
 	}
 	if m := google.MissingScopes(g.Scopes); m != nil {
 		t.Fatalf("missing scopes %v", m)
+	}
+	// The sign-in scopes name the consenting account and are not API scopes.
+	if g.Account != googlefake.DefaultAccount || !slices.Equal(g.Scopes, []string{google.ScopeDataManager, google.ScopeAdWords}) {
+		t.Fatalf("account %+v scopes %v", g.Account, g.Scopes)
 	}
 	// A code is single use.
 	if _, err := e.oauth.Exchange(context.Background(), code, verifier); !errors.Is(err, google.ErrInvalidGrant) {

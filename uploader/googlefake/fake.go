@@ -18,8 +18,12 @@ type Config struct {
 	// "revtrack-local-secret".
 	ClientID, ClientSecret string
 	// GrantedScopes are the scopes the user grants when asked (granular consent grants only the
-	// requested ones among these); default both scopes.
+	// requested ones among these); default both scopes. The sign-in scopes (openid, email) are
+	// always granted when asked, as Google does.
 	GrantedScopes []string
+	// Account is the Google user signed in to the fake's consent page (SignIn changes it); default
+	// DefaultAccount.
+	Account google.Account
 	// ProcessingDelay is how long an accepted request stays PROCESSING; 0 means terminal at once.
 	ProcessingDelay time.Duration
 	// Customers are the Google Ads accounts the user can reach. A customer listed as a Client of a
@@ -47,6 +51,9 @@ type Customer struct {
 	Clients  []string
 	Actions  []google.ConversionAction
 }
+
+// DefaultAccount is the Google user of DefaultConfig.
+var DefaultAccount = google.Account{ID: "104592000000000000001", Email: "ads-owner@example.com"}
 
 // IDs of DefaultConfig.
 const (
@@ -84,6 +91,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.GrantedScopes == nil {
 		c.GrantedScopes = []string{google.ScopeDataManager, google.ScopeAdWords}
+	}
+	if !c.Account.Known() {
+		c.Account = DefaultAccount
 	}
 	if c.SearchPageSize <= 0 {
 		c.SearchPageSize = 10000
@@ -169,6 +179,13 @@ func (f *Fake) Requests() []RecordedRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.requests)
+}
+
+// SignIn makes account the Google user of the following consents (another person at the browser).
+func (f *Fake) SignIn(account google.Account) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cfg.Account = account
 }
 
 // FailRevocation makes the following revocations answer status (0 restores normal behaviour).

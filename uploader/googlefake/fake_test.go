@@ -1,6 +1,7 @@
 package googlefake_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -415,5 +416,28 @@ func TestConcurrentUse(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// The consent names its Google user in the ID token when the sign-in scopes are asked; SignIn
+// changes the user of later consents.
+func TestIDTokenNamesTheSignedInAccount(t *testing.T) {
+	h := start(t)
+	other := google.Account{ID: "104592000000000000002", Email: "someone-else@example.com"}
+	for _, want := range []google.Account{googlefake.DefaultAccount, other} {
+		h.fake.SignIn(want)
+		o := google.NewOAuth("revtrack-local", "revtrack-local-secret", "https://app.example/cb", google.EndpointsAt(h.srv.URL), h.srv.Client())
+		noFollow := *h.srv.Client()
+		noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		resp, err := noFollow.Get(o.AuthCodeURL("s", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		loc, _ := url.Parse(resp.Header.Get("Location"))
+		g, err := o.Exchange(context.Background(), loc.Query().Get("code"), "")
+		if err != nil || g.Account != want {
+			t.Fatalf("signed in as %+v: grant account %+v %v", want, g.Account, err)
+		}
 	}
 }

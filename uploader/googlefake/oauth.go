@@ -6,11 +6,14 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/revtrack/revtrack/uploader/google"
 )
 
 // codeTTL is how long an authorization code can be exchanged (Google: a few minutes).
@@ -18,6 +21,7 @@ const codeTTL = 10 * time.Minute
 
 type authCode struct {
 	scopes      []string
+	account     google.Account
 	redirectURI string // "" = not checked (IssueCode)
 	challenge   string
 	method      string
@@ -46,7 +50,8 @@ func randomToken(prefix string) string {
 }
 
 // IssueCode returns an authorization code the token endpoint will exchange (with any redirect URI
-// and no PKCE) for an offline grant of scopes, default Config.GrantedScopes.
+// and no PKCE) for an offline grant of scopes, default Config.GrantedScopes, by the signed-in
+// account (its ID token comes with the exchange when scopes include openid).
 func (f *Fake) IssueCode(scopes ...string) string {
 	if len(scopes) == 0 {
 		scopes = f.cfg.GrantedScopes
@@ -54,7 +59,7 @@ func (f *Fake) IssueCode(scopes ...string) string {
 	code := randomToken("4/fake-")
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.codes[code] = &authCode{scopes: slices.Clone(scopes), offline: true, issued: f.cfg.Now()}
+	f.codes[code] = &authCode{scopes: slices.Clone(scopes), account: f.cfg.Account, offline: true, issued: f.cfg.Now()}
 	return code
 }
 
@@ -127,7 +132,7 @@ func (f *Fake) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	var granted []string
 	for _, s := range strings.Fields(q.Get("scope")) {
-		if slices.Contains(f.cfg.GrantedScopes, s) && !slices.Contains(granted, s) {
+		if (slices.Contains(f.cfg.GrantedScopes, s) || s == google.ScopeOpenID || s == google.ScopeEmail) && !slices.Contains(granted, s) {
 			granted = append(granted, s)
 		}
 	}
@@ -135,19 +140,19 @@ func (f *Fake) authorize(w http.ResponseWriter, r *http.Request) {
 	if state := q.Get("state"); state != "" {
 		back.Set("state", state)
 	}
-	if len(granted) == 0 {
+	if !slices.ContainsFunc(granted, func(s string) bool { return s != google.ScopeOpenID && s != google.ScopeEmail }) {
 		back.Set("error", "access_denied")
 	} else {
 		code := randomToken("4/fake-")
 		f.mu.Lock()
 		f.codes[code] = &authCode{
-			scopes: granted, redirectURI: q.Get("redirect_uri"),
+			scopes: granted, account: f.cfg.Account, redirectURI: q.Get("redirect_uri"),
 			challenge: q.Get("code_challenge"), method: method,
 			offline: q.Get("access_type") == "offline", issued: f.cfg.Now(),
 		}
 		f.mu.Unlock()
 		back.Set("code", code)
-		back.Set("scope", strings.Join(granted, " "))
+		back.Set("scope", strings.Join(grantedNames(granted), " "))
 	}
 	redirect.RawQuery = back.Encode()
 	http.Redirect(w, r, redirect.String(), http.StatusFound)
@@ -159,6 +164,34 @@ type tokenResponse struct {
 	RefreshToken string `json:"refresh_token,omitempty"`
 	Scope        string `json:"scope"`
 	TokenType    string `json:"token_type"`
+	IDToken      string `json:"id_token,omitempty"`
+}
+
+// grantedNames is how Google names granted scopes in a redirect and a token response: the email
+// scope by its URL.
+func grantedNames(scopes []string) []string {
+	out := make([]string, len(scopes))
+	for i, s := range scopes {
+		if s == google.ScopeEmail {
+			s = "https://www.googleapis.com/auth/userinfo.email"
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// idToken is an ID token of account for the client, shaped as Google's (an RS256 JWT). Its
+// signature is not a real one: clients that receive it from the token endpoint need not check it
+// (OpenID Connect Core 3.1.3.7).
+func (f *Fake) idToken(account google.Account, now time.Time) string {
+	enc := func(v any) string {
+		b, _ := json.Marshal(v)
+		return base64.RawURLEncoding.EncodeToString(b)
+	}
+	return enc(map[string]string{"alg": "RS256", "kid": "googlefake", "typ": "JWT"}) + "." +
+		enc(map[string]any{"iss": "https://accounts.google.com", "azp": f.cfg.ClientID, "aud": f.cfg.ClientID,
+			"sub": account.ID, "email": account.Email, "email_verified": true, "iat": now.Unix(), "exp": now.Add(time.Hour).Unix()}) +
+		"." + base64.RawURLEncoding.EncodeToString([]byte("googlefake-signature"))
 }
 
 type oauthError struct {
@@ -229,6 +262,9 @@ func (f *Fake) exchangeCode(w http.ResponseWriter, form url.Values) {
 	c.used = true
 	g := &refreshGrant{scopes: c.scopes}
 	resp := f.issueAccess(g, now)
+	if slices.Contains(c.scopes, google.ScopeOpenID) {
+		resp.IDToken = f.idToken(c.account, now)
+	}
 	if c.offline {
 		g.token = randomToken("1//fake-")
 		f.refresh[g.token] = g
@@ -257,7 +293,7 @@ func (f *Fake) issueAccess(g *refreshGrant, now time.Time) tokenResponse {
 	return tokenResponse{
 		AccessToken: tok,
 		ExpiresIn:   int(f.cfg.AccessTokenTTL.Seconds()) - 1,
-		Scope:       strings.Join(g.scopes, " "),
+		Scope:       strings.Join(grantedNames(g.scopes), " "),
 		TokenType:   "Bearer",
 	}
 }
