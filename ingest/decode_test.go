@@ -154,8 +154,8 @@ func TestStripAuthParams(t *testing.T) {
 		"https://a.example/?key=k&keyword=shoes&apikey=1&api-key=2&passwd=3&pwd=4&pass=5&auth=6&sid=7":         "https://a.example/?keyword=shoes",
 		"https://s3.example/o?X-Amz-Signature=a&X-Amz-Credential=b&X-Amz-Security-Token=c&X-Amz-Expires=60":    "https://s3.example/o?X-Amz-Expires=60",
 		"https://a.example/cb?sig=1&nonce=2&session_state=3&oauth_verifier=4&JSESSIONID=5&%74oken=6&author=jo": "https://a.example/cb?author=jo",
-		"https://a.example/?csrf_token=1&token%zz=2&utm_campaign=x":                                           "https://a.example/?utm_campaign=x",
-		"https://a.example/#/app?authorization=Bearer%20x&embedded=1&locale=en":                               "https://a.example/#/app?embedded=1&locale=en",
+		"https://a.example/?csrf_token=1&token%zz=2&utm_campaign=x":                                            "https://a.example/?utm_campaign=x",
+		"https://a.example/#/app?authorization=Bearer%20x&embedded=1&locale=en":                                "https://a.example/#/app?embedded=1&locale=en",
 		// Attribution is kept as sent.
 		"https://a.example/?tracker_ref=p-7&utm_source=g&utm_medium=cpc&utm_campaign=c&utm_term=t&utm_content=x&gclid=G&gbraid=B&wbraid=W": "https://a.example/?tracker_ref=p-7&utm_source=g&utm_medium=cpc&utm_campaign=c&utm_term=t&utm_content=x&gclid=G&gbraid=B&wbraid=W",
 	}
