@@ -1,12 +1,15 @@
 package testenv
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sync"
 	"testing"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
 
 // The test stack's ClickHouse has no passwordless user: revtrack connects as the user `stack env`
@@ -85,4 +88,32 @@ func ClickHouseUsersDir(t testing.TB) string {
 		t.Fatalf("REVTRACK_CLICKHOUSE_USERS_DIR is not set and `deploy/local/stack env` does not print it (%v)", err)
 	}
 	return env["REVTRACK_CLICKHOUSE_USERS_DIR"]
+}
+
+// dropAnalystAccess removes what per-workspace analyst access made for the test database db (its
+// <db>_analyst_* databases and users, internal/analystaccess) and a failed test left behind: the
+// test stack is shared and long-lived.
+func dropAnalystAccess(srv driver.Conn, db string) {
+	ctx := context.Background()
+	rows, err := srv.Query(ctx, "SELECT name FROM system.databases WHERE startsWith(name, ?)", db+"_analyst_")
+	if err != nil {
+		return
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if rows.Scan(&n) == nil {
+			names = append(names, n)
+		}
+	}
+	rows.Close()
+	for _, n := range names {
+		_ = srv.Exec(ctx, "DROP DATABASE IF EXISTS "+n)
+	}
+	if dir := os.Getenv("REVTRACK_CLICKHOUSE_USERS_DIR"); dir != "" {
+		files, _ := filepath.Glob(filepath.Join(dir, db+"_analyst_*.xml"))
+		for _, f := range files {
+			_ = os.Remove(f)
+		}
+	}
 }

@@ -71,6 +71,7 @@ func ClickHouseConfig(t testing.TB) clickhousex.Config {
 	}
 	t.Cleanup(func() {
 		_ = srv.Exec(context.Background(), "DROP DATABASE IF EXISTS "+c.Database)
+		dropAnalystAccess(srv, c.Database)
 		_ = srv.Close()
 	})
 	return c
