@@ -15,7 +15,7 @@ import (
 // PartnerStore is the part of the control plane the partner-connection routes use
 // (*controlplane.Partners). The token goes in, sealed; no method gives it back.
 type PartnerStore interface {
-	ConnectPartner(ctx context.Context, actor, slug, orgID, accessToken, apiBaseURL string) (controlplane.PartnerConnection, error)
+	ConnectPartner(ctx context.Context, actor, slug, orgID, accessToken string) (controlplane.PartnerConnection, error)
 	DescribePartner(ctx context.Context, workspaceID string) (controlplane.PartnerConnection, error)
 	DisconnectPartner(ctx context.Context, actor, slug string) error
 }
@@ -74,7 +74,7 @@ func (h syncHandlers) putPartner(c *gin.Context) {
 		return
 	}
 	caller := authn.From(c)
-	conn, err := h.Partners.ConnectPartner(c.Request.Context(), caller.Actor(), caller.Workspace.Slug, req.OrganizationID, req.AccessToken, "")
+	conn, err := h.Partners.ConnectPartner(c.Request.Context(), caller.Actor(), caller.Workspace.Slug, req.OrganizationID, req.AccessToken)
 	if err != nil {
 		h.fail(c, err)
 		return

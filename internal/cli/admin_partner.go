@@ -45,7 +45,7 @@ func (a *app) partnerCommands() *cobra.Command {
 				return fmt.Errorf("environment variable %s is unset or empty", tokenEnv)
 			}
 			return a.withPartners(c, func(ctx context.Context, _ *controlplane.Store, p *controlplane.Partners) error {
-				conn, err := p.ConnectPartner(ctx, adminActor, args[0], org, token, "")
+				conn, err := p.ConnectPartner(ctx, adminActor, args[0], org, token)
 				if err != nil {
 					return err
 				}

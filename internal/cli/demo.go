@@ -66,7 +66,7 @@ func seedDemo(ctx context.Context, s *controlplane.Store, keys *controlplane.Key
 	}
 	// The demo's platform data comes from the local fake partner API (`revtrack demo-partner-api`).
 	fake := partnerfake.DefaultServerConfig()
-	if _, err := s.Partners(keys).ConnectPartner(ctx, adminActor, demoSlug, fake.OrgID, fake.Tokens[0], ""); err != nil {
+	if _, err := s.Partners(keys).ConnectPartner(ctx, adminActor, demoSlug, fake.OrgID, fake.Tokens[0]); err != nil {
 		return creds, err
 	}
 	if err := excludeDemoShops(ctx, s, w.ID); err != nil {

@@ -56,6 +56,15 @@ func (a *app) serveCommand(use, short string, c components) *cobra.Command {
 // the stores closed.
 func (a *app) serve(ctx context.Context, name string, c components) error {
 	log := a.log.With("component", name)
+	if err := a.cfg.CheckServerKeys(); err != nil {
+		return err
+	}
+	if a.cfg.AllowDevelopmentKey {
+		log.Warn("secrets may be sealed with the published development key (--allow-development-encryption-key): local use only")
+	}
+	if a.cfg.Egress.AllowPrivateNetworks {
+		log.Warn("platform clients may connect to private and loopback addresses (--egress-allow-private-networks): local use only")
+	}
 	reg := obs.NewRegistry()
 	startCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	in, err := a.openInfra(startCtx, true, reg)

@@ -16,6 +16,7 @@ import (
 	"github.com/revtrack/revtrack/ingest"
 	"github.com/revtrack/revtrack/internal/clickhousex"
 	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/internal/egress"
 	"github.com/revtrack/revtrack/internal/httpserver"
 	"github.com/revtrack/revtrack/internal/kafkax"
 	"github.com/revtrack/revtrack/internal/obs"
@@ -65,6 +66,11 @@ type Config struct {
 	// EncryptionKeys seals secrets at rest (partner tokens, advertising refresh tokens):
 	// id:base64key,... (controlplane.Keyring).
 	EncryptionKeys string
+	// AllowDevelopmentKey lets a server start while sealing with the published development key:
+	// local use only (`make run` and the tests set it). Without it a server refuses to start.
+	AllowDevelopmentKey bool
+	// Egress is the policy of every call to a third-party platform (partner API, Google).
+	Egress egress.Policy
 }
 
 // Default returns the configuration for the local stack.
@@ -112,6 +118,9 @@ func (c *Config) RegisterFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.EncryptionKeys, "encryption-keys", c.EncryptionKeys, "AES-256-GCM keys sealing secrets at rest (partner tokens, advertising refresh tokens), "+
 		"comma-separated id:base64key (32-byte keys); the first seals, all open, so rotate by adding a new key first. "+
 		"The default "+controlplane.DevelopmentKeyID+" key is published and for local use only: production must set its own")
+	fs.BoolVar(&c.AllowDevelopmentKey, "allow-development-encryption-key", c.AllowDevelopmentKey, "let a server start while sealing secrets with the published "+
+		controlplane.DevelopmentKeyID+" key (local development and tests only; servers refuse it otherwise)")
+	c.Egress.RegisterFlags(fs)
 }
 
 // EnvName is the environment variable that sets a flag: REVTRACK_ plus the upper-cased flag name.
@@ -137,6 +146,9 @@ func ApplyEnv(fs *pflag.FlagSet) error {
 
 // Validate checks everything and fills derived values.
 func (c *Config) Validate() error {
+	// One egress policy for every platform client; the parts validate their addresses against it.
+	c.PlatformSync.Egress = c.Egress
+	c.Uploader.Egress = c.Egress
 	errs := []error{c.Log.Validate(), c.Kafka.Validate(), c.ClickHouse.Validate(), c.Redis.Validate(), c.Process.Validate(), c.Ingest.Validate(),
 		c.QueryLimits.Validate(), c.PlatformSync.Validate(), c.Uploader.Validate()}
 	if _, _, err := net.SplitHostPort(c.HTTP.Addr); err != nil {
@@ -193,4 +205,22 @@ func (h HTTPConfig) Server(longWrites []string) httpserver.Config {
 		cfg.LongWrites[p] = h.MCPWriteTimeout
 	}
 	return cfg
+}
+
+// ErrDevelopmentKey is returned when a server would seal secrets with the published key.
+var ErrDevelopmentKey = errors.New("refusing to start: secrets would be sealed with the published development key " +
+	controlplane.DevelopmentKeyID + ", which anyone can read in the source and use to open them; set --encryption-keys " +
+	"(REVTRACK_ENCRYPTION_KEYS) to a key of your own, or pass --allow-development-encryption-key for local development only")
+
+// CheckServerKeys refuses the published development key as the sealing key of a server unless the
+// operator allowed it explicitly.
+func (c Config) CheckServerKeys() error {
+	k, err := controlplane.ParseKeyring(c.EncryptionKeys)
+	if err != nil {
+		return fmt.Errorf("encryption-keys: %w", err)
+	}
+	if k.Development() && !c.AllowDevelopmentKey {
+		return ErrDevelopmentKey
+	}
+	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -16,12 +15,13 @@ import (
 // audited or returned by a view; only PartnerConnection opens it, for the sync.
 //
 // Connections are read from ClickHouse directly, not through the Redis cache: only the sync reads
-// them (not every request), and the sealed token then never leaves ClickHouse.
+// them (not every request), and the sealed token then never leaves ClickHouse. The api_base_url
+// column is no longer written or read (the partner API address is operator configuration).
 const (
 	insertPartnerConnection = `INSERT INTO partner_connections (workspace_id, organization_id, access_token_enc, api_base_url,
 created_at, updated_at, version, deleted)`
 	selectPartnerColumns = `SELECT workspace_id, argMax(organization_id, version),
-argMax(api_base_url, version), argMax(created_at, version), argMax(updated_at, version), argMax(deleted, version) AS del
+argMax(created_at, version), argMax(updated_at, version), argMax(deleted, version) AS del
 FROM partner_connections `
 	selectPartnerConnection  = selectPartnerColumns + `WHERE workspace_id = ? GROUP BY workspace_id HAVING del = 0`
 	selectPartnerConnections = selectPartnerColumns + `GROUP BY workspace_id HAVING del = 0 ORDER BY workspace_id`
@@ -36,8 +36,6 @@ func PartnerQueries() []string {
 type PartnerConnection struct {
 	WorkspaceID    string `json:"workspaceId"`
 	OrganizationID string `json:"organizationId"`
-	// APIBaseURL is empty for the platform's real partner API.
-	APIBaseURL string `json:"apiBaseUrl,omitempty"`
 	// SealedWithKey is the ID of the encryption key that sealed the token (for key rotation).
 	SealedWithKey string    `json:"sealedWithKey"`
 	CreatedAt     time.Time `json:"createdAt"`
@@ -57,39 +55,24 @@ func (s *Store) Partners(keys *Keyring) *Partners { return &Partners{s: s, keys:
 
 var orgIDRe = regexp.MustCompile(`^[0-9]{1,20}$`)
 
-func normalizeAPIBaseURL(raw string) (string, error) {
-	if raw == "" {
-		return "", nil
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
-		u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("%w: api base URL %q: want http(s)://host[/path] without credentials, query or fragment", ErrInvalid, raw)
-	}
-	return strings.TrimRight(u.String(), "/"), nil
-}
-
 // ConnectPartner creates or replaces the workspace's partner connection. orgID is the partner
-// organization's numeric ID; apiBaseURL is empty for the real partner API. A replaced token's
+// organization's numeric ID. Where the partner API is, is the operator's setting
+// (platformsync.Config.BaseURL), never a workspace's: the stored api_base_url stays empty. A replaced token's
 // sealing is deleted (waited for up to Store.EraseTimeout; the deletion is durable and never read
-// meanwhile). The audit entry records the organization, URL and sealing key ID, never the token.
-func (p *Partners) ConnectPartner(ctx context.Context, actor, slug, orgID, accessToken, apiBaseURL string) (PartnerConnection, error) {
+// meanwhile). The audit entry records the organization and sealing key ID, never the token.
+func (p *Partners) ConnectPartner(ctx context.Context, actor, slug, orgID, accessToken string) (PartnerConnection, error) {
 	if !orgIDRe.MatchString(orgID) {
 		return PartnerConnection{}, fmt.Errorf("%w: organization ID %q: want digits only", ErrInvalid, orgID)
 	}
 	if accessToken == "" || strings.ContainsAny(accessToken, " \t\r\n") {
 		return PartnerConnection{}, fmt.Errorf("%w: access token is empty or contains whitespace", ErrInvalid)
 	}
-	base, err := normalizeAPIBaseURL(apiBaseURL)
-	if err != nil {
-		return PartnerConnection{}, err
-	}
 	w, err := p.s.WorkspaceBySlug(ctx, slug)
 	if err != nil {
 		return PartnerConnection{}, err
 	}
 	now := p.s.now().UTC().Truncate(time.Second)
-	c := PartnerConnection{WorkspaceID: w.ID, OrganizationID: orgID, APIBaseURL: base, CreatedAt: now}
+	c := PartnerConnection{WorkspaceID: w.ID, OrganizationID: orgID, CreatedAt: now}
 	if old, err := p.query(ctx, selectPartnerConnection, w.ID); err != nil {
 		return PartnerConnection{}, err
 	} else if len(old) > 0 {
@@ -99,7 +82,7 @@ func (p *Partners) ConnectPartner(ctx context.Context, actor, slug, orgID, acces
 		return PartnerConnection{}, err
 	}
 	if err := p.s.Audit(ctx, AuditEntry{WorkspaceID: w.ID, Actor: actor, Action: "partner.connect", TargetType: "partner_connection",
-		TargetID: w.ID, Details: map[string]string{"organizationId": orgID, "apiBaseUrl": base, "sealedWithKey": c.SealedWithKey}}); err != nil {
+		TargetID: w.ID, Details: map[string]string{"organizationId": orgID, "sealedWithKey": c.SealedWithKey}}); err != nil {
 		return PartnerConnection{}, err
 	}
 	return c, p.supersede(ctx, w.ID)
@@ -131,7 +114,7 @@ func (p *Partners) supersede(ctx context.Context, workspaceID string) error {
 func (p *Partners) write(ctx context.Context, c PartnerConnection, deleted bool) error {
 	c.UpdatedAt = p.s.now().UTC().Truncate(time.Second)
 	// access_token_enc is written empty: the token lives in sealed_secrets (migration 0017).
-	if err := p.s.insert(ctx, insertPartnerConnection, []any{c.WorkspaceID, c.OrganizationID, "", c.APIBaseURL,
+	if err := p.s.insert(ctx, insertPartnerConnection, []any{c.WorkspaceID, c.OrganizationID, "", "",
 		c.CreatedAt, c.UpdatedAt, p.s.version(), boolByte(deleted)}); err != nil {
 		return fmt.Errorf("write partner connection: %w", err)
 	}
@@ -148,7 +131,7 @@ func (p *Partners) query(ctx context.Context, q string, args ...any) ([]PartnerC
 	for rows.Next() {
 		var c PartnerConnection
 		var del uint8
-		if err := rows.Scan(&c.WorkspaceID, &c.OrganizationID, &c.APIBaseURL, &c.CreatedAt, &c.UpdatedAt, &del); err != nil {
+		if err := rows.Scan(&c.WorkspaceID, &c.OrganizationID, &c.CreatedAt, &c.UpdatedAt, &del); err != nil {
 			return nil, err
 		}
 		out = append(out, c)

@@ -157,11 +157,11 @@ func TestPartnerTokenReplacedAndRemovedFromEveryVersion(t *testing.T) {
 	keys := keyring(t, testKey("k1", 'a'))
 	p := a.Partners(keys)
 	const first, second = "prtapi_first_6161", "prtapi_second_6262"
-	conn, err := p.ConnectPartner(ctx, "cli", "acme", "42", first, "")
+	conn, err := p.ConnectPartner(ctx, "cli", "acme", "42", first)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.ConnectPartner(ctx, "cli", "acme", "42", second, ""); err != nil {
+	if _, err := p.ConnectPartner(ctx, "cli", "acme", "42", second); err != nil {
 		t.Fatal(err)
 	}
 	if got := openable(t, a, keys, conn.WorkspaceID, first, second); !slices.Equal(got, []string{second}) || len(storedTokens(t, a)) != 1 {
@@ -180,7 +180,7 @@ func TestPartnerTokenReplacedAndRemovedFromEveryVersion(t *testing.T) {
 		t.Fatalf("removing twice: %v", err)
 	}
 
-	if _, err := p.ConnectPartner(ctx, "cli", "acme", "42", first, ""); err != nil {
+	if _, err := p.ConnectPartner(ctx, "cli", "acme", "42", first); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.Conn().Exec(ctx, `SYSTEM STOP MERGES sealed_secrets`); err != nil {

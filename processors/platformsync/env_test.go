@@ -124,7 +124,7 @@ func newEnv(t *testing.T, scfg partnerfake.ServerConfig) *env {
 		t.Fatal(err)
 	}
 	e.ws = ws
-	if _, err := e.store.Partners(keyring(t)).ConnectPartner(ctx, "test", "acme", scfg.OrgID, e.token, ""); err != nil {
+	if _, err := e.store.Partners(keyring(t)).ConnectPartner(ctx, "test", "acme", scfg.OrgID, e.token); err != nil {
 		t.Fatal(err)
 	}
 	startLanding(t, e)
