@@ -12,7 +12,7 @@ BIN := bin/revtrack
 TEST_STACK := STACK_NAME=test deploy/local/stack
 GO_TEST_FLAGS ?= -count=1 -race -timeout 15m
 
-.PHONY: help tools chdb browser-deps mcp-deps build run test test-unit stack-up stack-down stack-status stack-test stack-test-down lint fmt tidy golden clean
+.PHONY: vulncheck help tools chdb browser-deps mcp-deps build run test test-unit stack-up stack-down stack-status stack-test stack-test-down lint fmt tidy golden clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -30,6 +30,10 @@ test: tools chdb browser-deps mcp-deps stack-test ## Every test, integration tes
 	eval "$$($(TEST_STACK) env)"; export REVTRACK_KAFKA_BROKERS REVTRACK_CLICKHOUSE_ADDR REVTRACK_CLICKHOUSE_USERNAME REVTRACK_CLICKHOUSE_PASSWORD REVTRACK_REDIS_ADDR; \
 	export REVTRACK_CHDB_PYTHON=$(CURDIR)/$(CHDB_VENV)/bin/python; \
 	$(GO) vet ./... && $(GO) test $(GO_TEST_FLAGS) ./...
+	GO=$(GO) deploy/local/vulncheck
+
+vulncheck: ## govulncheck: fail on any reachable vulnerability not listed in deploy/local/vulncheck.allow
+	GO=$(GO) deploy/local/vulncheck
 
 # Headless Chromium (Debian's package; browsers are never downloaded by a test tool) and the pinned
 # Node packages of the tracker.js browser tests.

@@ -58,7 +58,9 @@ func dialMCP(ctx context.Context, base, key string, noCache bool) (*client.Clien
 	if noCache {
 		h["Cache-Control"] = "no-cache"
 	}
-	tr, err := transport.NewStreamableHTTP(strings.TrimSuffix(base, "/")+querymcp.Path, transport.WithHTTPHeaders(h))
+	tr, err := transport.NewStreamableHTTP(strings.TrimSuffix(base, "/")+querymcp.Path, transport.WithHTTPHeaders(h),
+		// Never follow a redirect with the bearer key attached (GO-2026-6911: the default client would).
+		transport.WithHTTPBasicClient(&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}))
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -21,7 +22,9 @@ type Caller struct{ c *client.Client }
 // session-based initialize handshake that most MCP client applications use today.
 func Dial(ctx context.Context, baseURL, key, protocol string) (*Caller, error) {
 	tr, err := transport.NewStreamableHTTP(strings.TrimSuffix(baseURL, "/")+Path,
-		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + key}))
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + key}),
+		// Never follow a redirect with the bearer key attached (GO-2026-6911: the default client would).
+		transport.WithHTTPBasicClient(&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}))
 	if err != nil {
 		return nil, err
 	}
