@@ -58,7 +58,7 @@ type matrixEnv struct {
 	// ids of acme's objects that path parameters name; their presence in another workspace's answer
 	// is a leak.
 	acmeWorkspaceID, sourceID, keyID string
-	publicKey                         string
+	publicKey                        string
 }
 
 func startMatrixEnv(t *testing.T) matrixEnv {
