@@ -8,7 +8,8 @@ import "strings"
 // user sees what to fix without knowing Google's vocabulary.
 type Diagnosis struct {
 	// Code is invalid_click_id, no_consent, duplicate_transaction, wrong_account, unattributed,
-	// event_window (not uploaded: before the mapping or outside the platform's window) or other.
+	// event_window (not uploaded: before the mapping or outside the platform's window),
+	// outcome_unknown (accepted, but its diagnostics can no longer be read) or other.
 	Code string `json:"code"`
 	Hint string `json:"hint"`
 }
@@ -21,6 +22,7 @@ const (
 	DiagnosisWrongAccount         = "wrong_account"
 	DiagnosisUnattributed         = "unattributed"
 	DiagnosisEventWindow          = "event_window"
+	DiagnosisOutcomeUnknown       = "outcome_unknown"
 	DiagnosisOther                = "other"
 )
 
@@ -36,7 +38,10 @@ var diagnosisHints = map[string]string{
 	DiagnosisUnattributed: "no supported click ID (gclid, gbraid or wbraid) was captured for the event's acquisition ID: " +
 		"check that tracker.js runs on the landing page and that the server event carries the same acquisition ID",
 	DiagnosisEventWindow: "not uploaded: the event happened before the mapping existed, or outside the platform's window",
-	DiagnosisOther:       "see the reason codes and the message",
+	DiagnosisOutcomeUnknown: "the platform accepted the upload, but the advertising connection was disconnected before its " +
+		"diagnostics could be read, so revtrack cannot tell whether the conversion was applied or rejected: look the conversion " +
+		"up in Google Ads (Goals → Conversions → the action's uploads); the row is not resent, since that could count it twice",
+	DiagnosisOther: "see the reason codes and the message",
 }
 
 // reasonDiagnoses maps reason codes (without Google's PROCESSING_ERROR_REASON_ / PROCESSING_ERROR_
@@ -59,6 +64,7 @@ var reasonDiagnoses = map[string]string{
 	ReasonEventBeforeMapping: DiagnosisEventWindow, ReasonEventOutsideWindow: DiagnosisEventWindow,
 	"EVENT_TOO_OLD": DiagnosisEventWindow, "EVENT_TIME_INVALID": DiagnosisEventWindow,
 	ReasonProcessingFailedWithoutDetails: DiagnosisOther,
+	ReasonConnectionDisconnected:         DiagnosisOutcomeUnknown,
 }
 
 // reasonHints replace the diagnosis' hint for codes that say more than their group.
@@ -73,6 +79,9 @@ var reasonHints = map[string]string{
 func Diagnose(r Row) *Diagnosis {
 	if r.Status == StatusUnattributed {
 		return newDiagnosis(DiagnosisUnattributed)
+	}
+	if r.DiagnosticsStatus == DiagnosticsOutcomeUnknown {
+		return newDiagnosis(DiagnosisOutcomeUnknown)
 	}
 	if len(r.ReasonCodes) == 0 {
 		return nil

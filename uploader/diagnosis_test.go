@@ -24,6 +24,7 @@ func TestDiagnose(t *testing.T) {
 		{StatusRejected, []string{"PROCESSING_ERROR_REASON_SOMETHING_NEW"}, DiagnosisOther},
 		{StatusRejected, []string{ReasonInvalidClickIDField, "INVALID_FORMAT"}, DiagnosisInvalidClickID},
 		{StatusRejected, []string{ReasonProcessingFailedWithoutDetails}, DiagnosisOther},
+		{StatusAccepted, []string{ReasonConnectionDisconnected}, DiagnosisOutcomeUnknown},
 		{StatusValidated, nil, ""},
 		{StatusQueued, []string{}, ""},
 	} {
@@ -45,6 +46,15 @@ func TestDiagnose(t *testing.T) {
 func TestDiagnoseFailedWithoutDetails(t *testing.T) {
 	d := Diagnose(Row{Status: StatusRejected, ReasonCodes: []string{ReasonProcessingFailedWithoutDetails}})
 	if d == nil || d.Hint == diagnosisHints[DiagnosisOther] || d.Hint != reasonHints[ReasonProcessingFailedWithoutDetails] {
+		t.Fatalf("diagnosis %+v", d)
+	}
+}
+
+// TestDiagnoseOutcomeUnknown: the diagnostics state alone is enough for the diagnosis, whatever
+// codes the row kept from a partial success before.
+func TestDiagnoseOutcomeUnknown(t *testing.T) {
+	d := Diagnose(Row{Status: StatusAccepted, DiagnosticsStatus: DiagnosticsOutcomeUnknown, ReasonCodes: []string{"DUPLICATE_GCLID"}})
+	if d == nil || d.Code != DiagnosisOutcomeUnknown {
 		t.Fatalf("diagnosis %+v", d)
 	}
 }

@@ -190,8 +190,8 @@ func TestRevokedCredentialWaitsForReconnect(t *testing.T) {
 		return c.LastError != ""
 	})
 	if !c.Connected() || !strings.Contains(c.LastError, "refused the stored credential") || !strings.Contains(c.LastError, "connect again") ||
-		strings.Contains(c.LastError, tok) {
-		t.Fatalf("connection %+v", c)
+		strings.Contains(c.LastError, tok) || len(c.GrantedScopes) != 0 {
+		t.Fatalf("connection %+v (a refused grant lists no scopes)", c)
 	}
 	time.Sleep(500 * time.Millisecond) // more refused rounds: one audited error, not one per round
 	if n := countActions(e.auditActions(), "ads_connection.credential_refused"); n != 1 {
@@ -199,7 +199,7 @@ func TestRevokedCredentialWaitsForReconnect(t *testing.T) {
 	}
 	e.assertSecretNowhere(tok)
 
-	if c = e.connect(); c.LastError != "" || !c.Connected() {
+	if c = e.connect(); c.LastError != "" || !c.Connected() || len(c.GrantedScopes) == 0 {
 		t.Fatalf("after reconnecting %+v", c)
 	}
 	e.waitStatus(j.RowID, uploader.StatusValidated)

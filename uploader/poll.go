@@ -61,9 +61,9 @@ func (p *poller) Run(ctx context.Context) error {
 
 // round polls the due diagnostics of every workspace this instance can lease. A workspace whose
 // pass read a full pollBatch may have more due and gets another pass after the others (turns).
-// Every poll takes its rows out of "due": a terminal status or a stop clears their schedule, and
-// PROCESSING, a failed poll or a missing connection schedules the next poll at least twice
-// DiagnosticsDelay ahead. So the passes only go on while a backlog lasts, and the round's length
+// Every poll takes its rows out of "due": a terminal status, a stop or a connection gone clears
+// their schedule, and PROCESSING, a failed poll or a missing credential schedules the next poll at
+// least twice DiagnosticsDelay ahead. So the passes only go on while a backlog lasts, and the round's length
 // bounds them in any case.
 func (p *poller) round(ctx context.Context) error {
 	wss, err := p.due.workspaces(ctx, p.now())
@@ -91,7 +91,9 @@ func (p *poller) workspace(ctx context.Context, ws string) (more bool, err error
 	return false, nil
 }
 
-// pass polls the due rows of ws, request by request, and returns how many rows it read.
+// pass polls the due rows of ws, request by request, and returns how many rows it read. When the
+// workspace's connection is gone, every row still waiting for diagnostics, due or not, is marked
+// OUTCOME_UNKNOWN at once (unknown): none of them can be polled any more.
 func (p *poller) pass(ctx context.Context, ls *lease, ws string) (int, error) {
 	due, err := p.rows.pollDue(ctx, ws, p.now(), pollBatch)
 	if err != nil || len(due) == 0 {
@@ -101,11 +103,24 @@ func (p *poller) pass(ctx context.Context, ls *lease, ws string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("read connection: %w", err)
 	}
+	gone := !found || !conn.Connected()
+	if gone {
+		if due, err = p.rows.pollPending(ctx, ws, pollBatch); err != nil {
+			return 0, err
+		}
+	}
 	for _, group := range byRequest(due) {
 		if ok, err := ls.extend(ctx); err != nil || !ok {
 			return 0, errors.Join(errLeaseLost, err)
 		}
-		if err := p.request(ctx, ws, conn, found, group); err != nil {
+		if gone {
+			p.metrics.poll("no_connection")
+			if err := p.rows.apply(ctx, p.metrics, p.unknown(group, conn, found)); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		if err := p.request(ctx, ws, conn, group); err != nil {
 			return 0, err
 		}
 	}
@@ -128,17 +143,16 @@ func byRequest(rows []Row) [][]Row {
 	return out
 }
 
-// request polls one request ID and records the result on its rows.
-func (p *poller) request(ctx context.Context, ws string, conn controlplane.AdConnection, found bool, rows []Row) error {
+// request polls one request ID and records the result on its rows. Without a usable credential
+// (none stored, or the platform refused it) the rows wait for a reconnect without spending a poll
+// attempt: the attempts bound polls the platform answered or failed, not the time a user takes to
+// reconnect.
+func (p *poller) request(ctx context.Context, ws string, conn controlplane.AdConnection, rows []Row) error {
 	reqID := rows[0].RequestID
-	if !found || !conn.Connected() {
-		p.metrics.poll("no_connection")
-		return p.rows.apply(ctx, p.metrics, p.later(rows, "diagnostics wait: the advertising connection is disconnected", false))
-	}
 	ts, err := p.tokens.get(ctx, ws, false)
 	if errors.Is(err, controlplane.ErrNotFound) {
 		p.metrics.poll("no_connection")
-		return p.rows.apply(ctx, p.metrics, p.later(rows, "diagnostics wait: "+msgReconnect, false))
+		return p.rows.apply(ctx, p.metrics, p.wait(rows, "diagnostics wait: "+msgReconnect))
 	}
 	if err != nil {
 		return fmt.Errorf("open refresh token: %w", err)
@@ -162,7 +176,7 @@ func (p *poller) request(ctx context.Context, ws string, conn controlplane.AdCon
 		case google.Unauthenticated:
 			p.metrics.poll("unauthenticated")
 			p.tokens.refused(ctx, ws, err, p.log)
-			return p.rows.apply(ctx, p.metrics, p.later(rows, "diagnostics wait: "+msgReconnect, false))
+			return p.rows.apply(ctx, p.metrics, p.wait(rows, "diagnostics wait: "+msgReconnect))
 		default:
 			p.metrics.poll("transient")
 			log.Warn("diagnostics poll failed; retrying")
@@ -268,6 +282,48 @@ func (p *poller) later(rows []Row, msg string, retrying bool) []change {
 		if retrying {
 			n.Status = StatusRetrying
 		}
+		out[i] = change{from: r.Status, row: n}
+	}
+	return out
+}
+
+// wait schedules the next poll like later, without counting an attempt: no poll reached the
+// platform with a credential it accepts.
+func (p *poller) wait(rows []Row, msg string) []change {
+	now := p.now()
+	polls := rows[0].PollAttempts
+	wait := maxPollInterval
+	if polls < 20 {
+		wait = min(p.cfg.DiagnosticsDelay<<max(polls, 1), maxPollInterval)
+	}
+	next := now.Add(wait)
+	out := make([]change, len(rows))
+	for i, r := range rows {
+		n := advance(r, now)
+		n.NextAttemptAt, n.Message, n.Status = &next, msg, StatusAccepted
+		out[i] = change{from: r.Status, row: n}
+	}
+	return out
+}
+
+// unknown ends polling of rows whose connection is gone: the credential that sent them was
+// revoked and erased, and a later connection may belong to another Google account, so their
+// outcome can no longer be learned. They stay accepted (the platform did accept the ingestion) with
+// DiagnosticsOutcomeUnknown and ReasonConnectionDisconnected; no attempt is counted, since no poll
+// was made.
+func (p *poller) unknown(rows []Row, conn controlplane.AdConnection, found bool) []change {
+	now := p.now()
+	why := "the workspace has no advertising connection any more"
+	if found {
+		why = "the advertising connection was disconnected on " + conn.UpdatedAt.UTC().Format(time.RFC3339)
+	}
+	msg := fmt.Sprintf("outcome unknown: %s before the platform's diagnostics of request %s could be read; "+
+		"check the conversion in Google Ads", why, rows[0].RequestID)
+	out := make([]change, len(rows))
+	for i, r := range rows {
+		n := advance(r, now)
+		n.Status, n.DiagnosticsStatus, n.NextAttemptAt, n.Message = StatusAccepted, DiagnosticsOutcomeUnknown, nil, msg
+		n.ReasonCodes = appendUnique(append([]string{}, r.ReasonCodes...), ReasonConnectionDisconnected)
 		out[i] = change{from: r.Status, row: n}
 	}
 	return out

@@ -38,6 +38,9 @@ const (
 	// ReasonProcessingFailedWithoutDetails: the request's diagnostics said FAILED (or a one-event
 	// PARTIAL_SUCCESS) without any error counts.
 	ReasonProcessingFailedWithoutDetails = "PROCESSING_FAILED_WITHOUT_DETAILS"
+	// ReasonConnectionDisconnected: the row was accepted, but the connection that sent it was
+	// disconnected before its diagnostics were read (DiagnosticsOutcomeUnknown).
+	ReasonConnectionDisconnected = "CONNECTION_DISCONNECTED"
 )
 
 func localReason(codes []string) bool {
@@ -59,6 +62,11 @@ const (
 	// DiagnosticsUnavailable: polling stopped without a terminal status (attempts exhausted, the
 	// request ID refused, or no request ID returned).
 	DiagnosticsUnavailable = "UNAVAILABLE"
+	// DiagnosticsOutcomeUnknown: the advertising connection was disconnected (its credential revoked
+	// and erased) before the request's diagnostics gave a terminal status, so no poll can learn
+	// whether the platform applied or rejected the conversion. The row's reason code says why
+	// (ReasonConnectionDisconnected) and its message when.
+	DiagnosticsOutcomeUnknown = "OUTCOME_UNKNOWN"
 )
 
 // Row is the latest version of one upload-queue row. A row changes only by a new version (the

@@ -42,6 +42,10 @@ ORDER BY mapping_id, l_created, row_id LIMIT ? BY mapping_id`
 	selectPollRows = selectLatestRows + `WHERE workspace_id = ? ` + groupRows + `HAVING ` + pollSQL + `
 ORDER BY l_next, l_request, row_id LIMIT ?`
 
+	// Rows still waiting for diagnostics, due or not (the connection is gone: poll.go's unknown).
+	selectPollPendingRows = selectLatestRows + `WHERE workspace_id = ? ` + groupRows + `HAVING ` + pollableSQL + `
+ORDER BY l_next, l_request, row_id LIMIT ?`
+
 	// The schedules behind the due hints (due_hints.go): per workspace, the earliest l_next of the
 	// rows the dispatcher will send (epoch 0: due now) or whose diagnostics the poller will fetch,
 	// whatever the time. A workspace without such rows has no row. The whole-table forms rebuild

@@ -177,6 +177,12 @@ func (s rowStore) pollDue(ctx context.Context, workspaceID string, now time.Time
 	return s.query(ctx, selectPollRows, workspaceID, now.UTC(), limit)
 }
 
+// pollPending returns up to limit rows of workspaceID still waiting for diagnostics, whenever
+// their next poll is due.
+func (s rowStore) pollPending(ctx context.Context, workspaceID string, limit int) ([]Row, error) {
+	return s.query(ctx, selectPollPendingRows, workspaceID, limit)
+}
+
 // change is a row's new version with the state it left (statusNew for a created row).
 type change struct {
 	from Status

@@ -293,6 +293,11 @@ func verifyMapping(m controlplane.AdMapping, ready bool, pageView, event time.Ti
 			"catches up (this may take hours)."
 	case q.acceptedRows == 0:
 		done.Hint = "After a live upload, diagnostics are read from 30 minutes after acceptance."
+	case q.acceptedDiagnostics == uploader.DiagnosticsOutcomeUnknown:
+		done.RowID, done.DiagnosticsStatus = q.acceptedRow, q.acceptedDiagnostics
+		done.Hint = "The advertising connection was disconnected before the platform's diagnostics of row " + q.acceptedRow +
+			" could be read, so whether the conversion was applied is unknown: check it in Google Ads. To confirm a live " +
+			"upload, connect again, create a new mapping and send a new event."
 	case q.acceptedDiagnostics == uploader.DiagnosticsUnavailable:
 		done.RowID, done.DiagnosticsStatus = q.acceptedRow, q.acceptedDiagnostics
 		done.Hint = "The platform's diagnostics could not be read: check the conversion action's uploads in the advertising platform."

@@ -1,6 +1,7 @@
 package adminapi_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -90,4 +91,15 @@ func TestAdsVerificationOverHTTP(t *testing.T) {
 		t.Fatalf("%d %s", status, raw)
 	}
 	testenv.Golden(t, "testdata/ads_verification_done.golden.json", adsNormalized(t, raw, ids))
+
+	// A newer live upload whose diagnostics the disconnection cut off: the last step says that its
+	// outcome is unknown instead of "processing".
+	f.insertQueue(t, queueRow{id: "uq_l2", mapping: paid, status: "accepted", clickType: "gclid", clickID: "g-3", diagnostics: "OUTCOME_UNKNOWN",
+		created: now.Add(3 * time.Second)})
+	n, m := next(paid)
+	last := m["steps"].([]any)[6].(map[string]any)
+	if n != "platform_confirmed" || last["diagnosticsStatus"] != "OUTCOME_UNKNOWN" || last["rowId"] != "uq_l2" ||
+		!strings.Contains(last["hint"].(string), "disconnected before the platform's diagnostics") {
+		t.Fatalf("after an upload whose outcome is unknown: next %s %v", n, last)
+	}
 }

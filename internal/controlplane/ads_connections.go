@@ -96,7 +96,8 @@ func (c *AdConnections) Get(ctx context.Context, workspaceID string) (AdConnecti
 		return AdConnection{}, false, fmt.Errorf("scan ad connection: %w", err)
 	}
 	if !a.Connected() {
-		a.SealedWithKey = ""
+		// Versions written before a disconnection cleared them still list the revoked grant's scopes.
+		a.SealedWithKey, a.GrantedScopes = "", []string{}
 	}
 	return a, true, rows.Err()
 }
@@ -256,7 +257,7 @@ func (c *AdConnections) SelectAccount(ctx context.Context, actor, workspaceID, c
 // SetLastError records a failure the user must see on the connection (for example a credential the
 // platform refused), without changing its state. An empty message clears it.
 func (c *AdConnections) SetLastError(ctx context.Context, actor, workspaceID, message string) (AdConnection, error) {
-	return c.setLastError(ctx, actor, workspaceID, "ads_connection.error", message)
+	return c.setLastError(ctx, actor, workspaceID, "ads_connection.error", message, false)
 }
 
 // CredentialRefused records message as the connection's last error when the platform refused
@@ -273,7 +274,7 @@ func (c *AdConnections) CredentialRefused(ctx context.Context, actor, workspaceI
 	if err != nil || tok != refreshToken {
 		return false, err
 	}
-	if _, err := c.setLastError(ctx, actor, workspaceID, "ads_connection.credential_refused", message); err != nil {
+	if _, err := c.setLastError(ctx, actor, workspaceID, "ads_connection.credential_refused", message, true); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -283,10 +284,12 @@ func (c *AdConnections) CredentialRefused(ctx context.Context, actor, workspaceI
 // connected with its credential (spec: Connection, "revocation cannot be confirmed"), and the
 // message is shown until a retry succeeds.
 func (c *AdConnections) DisconnectUnconfirmed(ctx context.Context, actor, workspaceID, message string) (AdConnection, error) {
-	return c.setLastError(ctx, actor, workspaceID, "ads_connection.disconnect_unconfirmed", message)
+	return c.setLastError(ctx, actor, workspaceID, "ads_connection.disconnect_unconfirmed", message, false)
 }
 
-func (c *AdConnections) setLastError(ctx context.Context, actor, workspaceID, action, message string) (AdConnection, error) {
+// setLastError records message as the connection's last error; revoked also clears its scopes
+// (Google refused the grant, so none of them is granted any more; a reconnect records them again).
+func (c *AdConnections) setLastError(ctx context.Context, actor, workspaceID, action, message string, revoked bool) (AdConnection, error) {
 	a, ok, err := c.Get(ctx, workspaceID)
 	if err != nil {
 		return AdConnection{}, err
@@ -297,10 +300,13 @@ func (c *AdConnections) setLastError(ctx context.Context, actor, workspaceID, ac
 	if len(message) > maxAdLastErrorLength {
 		message = message[:maxAdLastErrorLength]
 	}
-	if a.LastError == message {
+	if a.LastError == message && (!revoked || len(a.GrantedScopes) == 0) {
 		return a, nil
 	}
 	a.LastError = message
+	if revoked {
+		a.GrantedScopes = []string{}
+	}
 	if a, err = c.write(ctx, a); err != nil {
 		return AdConnection{}, err
 	}
@@ -318,7 +324,7 @@ func (c *AdConnections) Disconnect(ctx context.Context, actor, workspaceID strin
 		return AdConnection{}, err
 	}
 	a.State = AdStateDisconnected
-	a.SealedWithKey, a.LastError = "", ""
+	a.SealedWithKey, a.LastError, a.GrantedScopes = "", "", []string{}
 	if a, err = c.write(ctx, a); err != nil {
 		return AdConnection{}, err
 	}
