@@ -147,7 +147,8 @@ func (s *Service) Run(ctx context.Context) error {
 	return err
 }
 
-// Close leaves the consumer groups. The revoke hook commits marked offsets on the way out.
+// Close closes the consumers. The revoke hook commits marked offsets on the way out; a dynamic
+// member leaves its group, a static one (kafkax.Config.InstanceID) stays for its restart.
 func (s *Service) Close() {
 	for _, cl := range s.clients {
 		cl.Close()

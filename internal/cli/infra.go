@@ -64,13 +64,21 @@ func (a *app) openInfra(ctx context.Context, withKafka bool, reg prometheus.Regi
 	return in, nil
 }
 
-// readiness checks every backing service this process uses.
-func (in *infra) readiness() *health.Readiness {
+// readiness checks the backing services named (health.Needs of the process's components) and no
+// others: an outage of a service the components do not need must not take them out of rotation.
+func (in *infra) readiness(services []string) *health.Readiness {
 	r := health.NewReadiness()
-	r.Add("clickhouse", health.CheckFunc(func(ctx context.Context) error { return in.clickhouse.Ping(ctx) }))
-	r.Add("redis", health.CheckFunc(func(ctx context.Context) error { return in.redis.Ping(ctx).Err() }))
-	if in.producer != nil {
-		r.Add("kafka", health.CheckFunc(in.producer.Ping))
+	for _, s := range services {
+		switch s {
+		case health.ClickHouse:
+			r.Add(s, health.CheckFunc(func(ctx context.Context) error { return in.clickhouse.Ping(ctx) }))
+		case health.Redis:
+			r.Add(s, health.CheckFunc(func(ctx context.Context) error { return in.redis.Ping(ctx).Err() }))
+		case health.Kafka:
+			if in.producer != nil {
+				r.Add(s, health.CheckFunc(in.producer.Ping))
+			}
+		}
 	}
 	return r
 }

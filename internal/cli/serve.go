@@ -13,7 +13,9 @@ import (
 	"github.com/revtrack/revtrack/ingest"
 	"github.com/revtrack/revtrack/internal/adminapi"
 	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/internal/health"
 	"github.com/revtrack/revtrack/internal/httpserver"
+	"github.com/revtrack/revtrack/internal/kafkax"
 	"github.com/revtrack/revtrack/internal/obs"
 	"github.com/revtrack/revtrack/processors"
 	"github.com/revtrack/revtrack/processors/platformsync"
@@ -81,11 +83,27 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 		log.Info("stopped")
 	}()
 
+	// Listening before any consumer is built: a second process configured with a port in use
+	// stops here, before its consumers could join a group under the same derived instance ID and
+	// fence the running ones.
+	ln, err := net.Listen("tcp", a.cfg.HTTP.Addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", a.cfg.HTTP.Addr, err)
+	}
+	defer ln.Close()
+	if a.cfg.Kafka.InstanceID == "" {
+		a.cfg.Kafka.InstanceID = kafkax.DefaultInstanceID(name, ln.Addr().(*net.TCPAddr).Port)
+	}
+
 	gin.SetMode(gin.ReleaseMode)
 	engine := gin.New()
 	engine.Use(gin.Recovery())
 	httpserver.Unrouted(engine)
-	in.readiness().Register(engine)
+	services, err := health.Needs(c.names()...)
+	if err != nil {
+		return err
+	}
+	in.readiness(services).Register(engine)
 	engine.GET("/metrics", gin.WrapH(obs.MetricsHandler(reg)))
 
 	store := controlplane.NewStore(in.clickhouse, in.redis, a.cfg.Redis.KeyPrefix)
@@ -170,16 +188,12 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 		g.Go(func() error { return upload.Run(gctx) })
 	}
 
-	ln, err := net.Listen("tcp", a.cfg.HTTP.Addr)
-	if err != nil {
-		return fmt.Errorf("listen %s: %w", a.cfg.HTTP.Addr, err)
-	}
 	// MCP tool calls run several REST requests in turn, so their answers get a longer write deadline.
 	var longWrites []string
 	if c.query {
 		longWrites = append(longWrites, querymcp.Path)
 	}
 	g.Go(func() error { return httpserver.Serve(gctx, ln, engine, a.cfg.HTTP.Server(longWrites), log) })
-	log.Info("started", "components", c.names(), "base_url", a.cfg.HTTP.BaseURL)
+	log.Info("started", "components", c.names(), "base_url", a.cfg.HTTP.BaseURL, "kafka_instance_id", a.cfg.Kafka.InstanceID)
 	return g.Wait()
 }

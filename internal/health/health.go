@@ -1,6 +1,7 @@
 // Package health answers liveness and readiness. Liveness says the process serves HTTP; readiness
-// says every backing service it needs (Kafka, ClickHouse, Redis) answers right now, so a load
-// balancer stops routing to an instance that could only return 503s.
+// says every backing service its components need (Needs) answers right now, so a load balancer
+// stops routing to an instance that could only return 503s, and keeps routing to one whose
+// components do not use the service that is down.
 package health
 
 import (

@@ -23,6 +23,17 @@ type Config struct {
 	Linger time.Duration
 	// TopicSuffix is appended to every topic name; tests use it to isolate runs on one broker.
 	TopicSuffix string
+	// InstanceID makes every consumer of the process a static group member (KIP-345) named
+	// <InstanceID>.<consumer>. A restart under the same ID takes its partitions back at once,
+	// without waiting for the old member's session to expire and without a rebalance. It must be
+	// stable across restarts of one process and unique among the processes running at a time:
+	// two live members with one ID fence each other. Empty keeps dynamic membership (tests, and
+	// commands that consume nothing); the serve commands derive one (DefaultInstanceID).
+	InstanceID string
+	// SessionTimeout is how long the group waits for a silent member (a crashed process) before
+	// giving its partitions to the survivors. The broker bounds it (group.min.session.timeout.ms,
+	// 6 s by default).
+	SessionTimeout time.Duration
 }
 
 // DefaultConfig targets the local stack started by deploy/local/stack.
@@ -33,6 +44,10 @@ func DefaultConfig() Config {
 		ReplicationFactor: 1,
 		DeliveryTimeout:   10 * time.Second,
 		Linger:            5 * time.Millisecond,
+		// The broker's minimum: a dead member's partitions move after 6 s plus one rebalance, inside
+		// the 10 s the operations promise (docs/OPERATIONS.md), with six heartbeats per session so a
+		// slow moment does not drop a live member.
+		SessionTimeout: 6 * time.Second,
 	}
 }
 
@@ -44,6 +59,8 @@ func (c *Config) RegisterFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.DeliveryTimeout, "kafka-delivery-timeout", c.DeliveryTimeout, "how long a produce waits for all in-sync replicas before failing")
 	fs.DurationVar(&c.Linger, "kafka-linger", c.Linger, "producer linger before a batch is sent")
 	fs.StringVar(&c.TopicSuffix, "kafka-topic-suffix", c.TopicSuffix, "suffix appended to every topic name (isolates test runs)")
+	fs.StringVar(&c.InstanceID, "kafka-instance-id", c.InstanceID, "static consumer-group member ID of this process, stable across its restarts and unique among running processes (empty: hostname_httpport_command)")
+	fs.DurationVar(&c.SessionTimeout, "kafka-session-timeout", c.SessionTimeout, "how long a silent consumer keeps its partitions before the group gives them to the others (within the broker's group.min/max.session.timeout.ms)")
 }
 
 // Validate checks the Kafka settings.
@@ -65,6 +82,12 @@ func (c Config) Validate() error {
 	}
 	if c.Linger < 0 || c.Linger > time.Second {
 		errs = append(errs, errors.New("kafka-linger: must be between 0 and 1s"))
+	}
+	if err := validInstanceID(c.InstanceID); err != nil {
+		errs = append(errs, fmt.Errorf("kafka-instance-id: %w", err))
+	}
+	if c.SessionTimeout < time.Second || c.SessionTimeout > 30*time.Minute {
+		errs = append(errs, errors.New("kafka-session-timeout: must be between 1s and 30m"))
 	}
 	return errors.Join(errs...)
 }
