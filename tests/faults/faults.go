@@ -179,6 +179,9 @@ func (r *runner) queryAnswers(ctx context.Context) bool {
 func (r *runner) stats(res faultResult, from, to time.Time) faultResult {
 	var oks []time.Time
 	for _, q := range r.led.requestsIn(res.Name) {
+		if q.Abandoned {
+			continue
+		}
 		res.Requests++
 		switch {
 		case q.Status/100 == 2:

@@ -33,6 +33,10 @@ type sentEvent struct {
 	AckPhase string
 	// Landed is when the landing poll first found it in a table (landing.go).
 	Landed map[string]time.Time
+	// Abandoned: the client gave up its first send mid-request; InProgress counts the answers
+	// "event_in_progress" its sends got (the ID still reserved by an earlier send).
+	Abandoned  bool
+	InProgress int
 }
 
 // request is one HTTP attempt.
@@ -45,6 +49,8 @@ type request struct {
 	Err      string // transport error, when Status is 0
 	// BadShape says a refusal was not a JSON {error, message}.
 	BadShape bool
+	// Abandoned: the client cancelled it on purpose (load.go); it is not held against the edge.
+	Abandoned bool
 }
 
 // ledger is what was sent, acknowledged and answered, shared by the load, the pollers and the report.
@@ -90,6 +96,23 @@ func (l *ledger) ack(t time.Time, ids ...string) {
 		if e := l.events[id]; e != nil && e.AckedAt.IsZero() {
 			e.AckedAt, e.AckPhase = t, l.phase
 		}
+	}
+}
+
+func (l *ledger) abandoned(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if e := l.events[id]; e != nil {
+		e.Abandoned = true
+	}
+}
+
+// refused notes a refusal of one of id's sends by its error code.
+func (l *ledger) refused(id, code string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if e := l.events[id]; e != nil && code == "event_in_progress" {
+		e.InProgress++
 	}
 }
 
@@ -146,7 +169,7 @@ func (l *ledger) firstAckAfter(t time.Time) time.Time {
 	defer l.mu.Unlock()
 	var first time.Time
 	for _, r := range l.requests {
-		if r.Status/100 == 2 && !r.Start.Before(t) && (r.Route == routeServer || r.Route == routeCollect) {
+		if r.Status/100 == 2 && !r.Abandoned && !r.Start.Before(t) && (r.Route == routeServer || r.Route == routeCollect) {
 			if end := r.Start.Add(r.Duration); first.IsZero() || end.Before(first) {
 				first = end
 			}

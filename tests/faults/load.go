@@ -27,6 +27,7 @@ type loadConfig struct {
 	BatchEvents int     // events per browser batch
 	Resend      float64 // share of acknowledged events sent again, as a client that lost the answer would
 	Concurrent  float64 // share of server events whose first send goes out twice at once (a double click)
+	Abandon     float64 // share of server events whose first send the client abandons after 1-30 ms (it went away)
 	Attempts    int     // sends per event before the client gives up (transport errors, 429, 5xx)
 	MaxInFlight int     // events being sent at once; a tick beyond it is skipped and counted
 	Timeout     time.Duration
@@ -141,6 +142,13 @@ func (l *load) serverEvent(ctx context.Context) {
 	raw, _ := json.Marshal(body)
 	l.led.add(e)
 	send := func() bool { return l.sendServer(ctx, raw, e.ID) }
+	if l.chance(l.cfg.Abandon) {
+		// The client goes away mid-request (a timeout, a deploy); it will retry the same event ID.
+		l.led.abandoned(e.ID)
+		actx, cancel := context.WithTimeout(ctx, time.Duration(1+l.intn(30))*time.Millisecond)
+		l.do(actx, routeServer, raw, l.serverHeader(), true)
+		cancel()
+	}
 	if l.chance(l.cfg.Concurrent) {
 		var other sync.WaitGroup
 		other.Add(1)
@@ -218,9 +226,13 @@ func (l *load) remember(b browser) {
 	l.browsers = append(l.browsers, b)
 }
 
+func (l *load) serverHeader() http.Header {
+	return http.Header{"Authorization": {"Bearer " + l.to.private}, "Content-Type": {"application/json"}}
+}
+
 func (l *load) sendServer(ctx context.Context, body []byte, id string) bool {
-	h := http.Header{"Authorization": {"Bearer " + l.to.private}, "Content-Type": {"application/json"}}
-	return l.withRetries(ctx, routeServer, body, h, func(_ []byte, at time.Time) { l.led.ack(at, id) })
+	return l.withRetries(ctx, routeServer, body, l.serverHeader(), func(_ []byte, at time.Time) { l.led.ack(at, id) },
+		func(code string) { l.led.refused(id, code) })
 }
 
 func (l *load) sendCollect(ctx context.Context, body []byte, ids []string) bool {
@@ -239,15 +251,24 @@ func (l *load) sendCollect(ctx context.Context, body []byte, ids []string) bool 
 				l.led.ack(at, id)
 			}
 		}
-	})
+	}, nil)
 }
 
 // withRetries sends until a 2xx (then onAck), a final refusal (4xx other than 429), or the attempts
-// run out. Waits double from 500 ms, with jitter; a Retry-After is honoured up to 5 s.
-func (l *load) withRetries(ctx context.Context, route string, body []byte, h http.Header, onAck func([]byte, time.Time)) bool {
+// run out; onRefusal, when set, hears the error code of every refusal. Waits double from 500 ms,
+// with jitter; a Retry-After is honoured up to 5 s.
+func (l *load) withRetries(ctx context.Context, route string, body []byte, h http.Header, onAck func([]byte, time.Time),
+	onRefusal func(code string)) bool {
 	wait := 500 * time.Millisecond
 	for attempt := 1; attempt <= l.cfg.Attempts; attempt++ {
-		status, resp, retryAfter := l.do(ctx, route, body, h)
+		status, resp, retryAfter := l.do(ctx, route, body, h, false)
+		if status >= 400 && onRefusal != nil {
+			var e struct {
+				Error string `json:"error"`
+			}
+			_ = json.Unmarshal(resp, &e)
+			onRefusal(e.Error)
+		}
 		switch {
 		case status/100 == 2:
 			onAck(resp, time.Now())
@@ -269,9 +290,9 @@ func (l *load) withRetries(ctx context.Context, route string, body []byte, h htt
 	return false
 }
 
-// do is one HTTP attempt, recorded in the ledger.
-func (l *load) do(ctx context.Context, route string, body []byte, h http.Header) (int, []byte, time.Duration) {
-	r := request{Route: route, Phase: l.led.currentPhase(), Start: time.Now()}
+// do is one HTTP attempt, recorded in the ledger; abandoned says the client cancels it on purpose.
+func (l *load) do(ctx context.Context, route string, body []byte, h http.Header, abandoned bool) (int, []byte, time.Duration) {
+	r := request{Route: route, Phase: l.led.currentPhase(), Start: time.Now(), Abandoned: abandoned}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.to.ingestURL+route, bytes.NewReader(body))
 	if err != nil {
 		panic(err) // a malformed URL is the suite's bug

@@ -11,6 +11,7 @@ package main
 
 import (
 	"context"
+	"debug/buildinfo"
 	"flag"
 	"fmt"
 	"os"
@@ -47,6 +48,7 @@ func main() {
 	flag.IntVar(&o.load.BatchEvents, "batch-events", 4, "events per browser batch")
 	flag.Float64Var(&o.load.Resend, "resend", 0.1, "share of acknowledged events sent again")
 	flag.Float64Var(&o.load.Concurrent, "concurrent", 0.03, "share of server events sent twice at once")
+	flag.Float64Var(&o.load.Abandon, "abandon", 0.03, "share of server events whose first send the client abandons mid-request")
 	flag.IntVar(&o.load.Attempts, "attempts", 6, "sends per event before the client gives up")
 	flag.IntVar(&o.load.MaxInFlight, "max-in-flight", 400, "events being sent at once")
 	flag.DurationVar(&o.load.Timeout, "client-timeout", 70*time.Second, "the load's HTTP client timeout (above the bound: a slow answer is measured, not cut)")
@@ -56,7 +58,7 @@ func main() {
 	flag.DurationVar(&o.recoverCap, "recover-cap", 90*time.Second, "a fault not recovered after this fails")
 	flag.DurationVar(&o.warmup, "warmup", 8*time.Second, "steady load before the first fault")
 	flag.DurationVar(&o.drain, "drain", 60*time.Second, "longest wait, after the load stops, for acknowledged events to land")
-	flag.DurationVar(&o.budget, "budget", 9*time.Minute+30*time.Second, "the whole run's time budget: faults that would not fit are reported as not run")
+	flag.DurationVar(&o.budget, "budget", 8*time.Minute+30*time.Second, "the run's time budget (make test-faults has 10 minutes, builds and the stack included): faults that would not fit are reported as not run")
 	flag.DurationVar(&o.poll, "poll", 500*time.Millisecond, "landing and readiness poll interval")
 	flag.BoolVar(&o.keep, "keep", false, "keep the run's database, topics and keys (for a look afterwards)")
 	flag.Parse()
@@ -88,7 +90,7 @@ func run(o options) int {
 		progress("setup failed: %v", err)
 		return 1
 	}
-	rep := report{Started: started, Opts: o, Machine: describeMachine()}
+	rep := report{Started: started, Opts: o, Machine: describeMachine(), Source: describeSource(o.bin)}
 
 	stopLoad := make(chan struct{})
 	loadDone := make(chan struct{})
@@ -219,4 +221,30 @@ func parseBound(out []byte) (time.Duration, string, error) {
 		return d + requestSlack, fmt.Sprintf("--%s %s + %s for the rest of the request", f, d, requestSlack), nil
 	}
 	return 0, "", fmt.Errorf("states none of --%s: pass -bound", strings.Join(boundFlags, ", --"))
+}
+
+// describeSource names the code the figures come from, as the Go toolchain stamped it into the
+// binary (a build outside a git checkout carries no commit).
+func describeSource(bin string) string {
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	var rev, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if rev == "" {
+		return "a build without version-control information"
+	}
+	out := "commit " + rev[:min(len(rev), 12)]
+	if modified == "true" {
+		out += " with uncommitted changes"
+	}
+	return out
 }

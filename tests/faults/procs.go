@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -20,7 +21,7 @@ type component struct {
 	addr string   // its --http-addr, the same across restarts
 	args []string // flags after the subcommand
 	env  []string
-	log  *os.File // every run appends to it
+	log  *os.File // one per suite run; each start of the component appends to it
 
 	cmd  *exec.Cmd
 	done chan struct{} // closed when the current process has exited
@@ -31,7 +32,7 @@ func newComponent(name, bin string, args, env []string, logDir string) (*compone
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(logDir+"/"+name+".log", os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(logDir+"/"+name+".log", os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +140,7 @@ func (c *component) stop() error {
 	if !c.running() {
 		return nil
 	}
-	return c.term(45 * time.Second)
+	return c.term(20 * time.Second)
 }
 
 func freeAddr() (string, error) {
@@ -151,11 +152,14 @@ func freeAddr() (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// stopAll stops every component, reporting every failure.
+// stopAll stops every component at once (each has its own drain), reporting every failure.
 func stopAll(cs []*component) error {
-	var errs []error
-	for i := len(cs) - 1; i >= 0; i-- {
-		errs = append(errs, cs[i].stop())
+	errs := make([]error, len(cs))
+	var wg sync.WaitGroup
+	for i, c := range cs {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = c.stop() }()
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }

@@ -15,6 +15,7 @@ type report struct {
 	Started     time.Time
 	Opts        options
 	Machine     string
+	Source      string // the code measured (describeSource)
 	Faults      []faultResult
 	Malformed   []mresult
 	Tables      []tableCount
@@ -41,6 +42,9 @@ func (r report) checks() []check {
 	over, badShape := 0, 0
 	var slowest time.Duration
 	for _, q := range r.Requests {
+		if q.Abandoned {
+			continue
+		}
 		if q.Duration > r.Opts.bound {
 			over++
 		}
@@ -88,8 +92,9 @@ func (r report) render() string {
 	p("# Fault suite, %s", r.Started.UTC().Format("2006-01-02 15:04 UTC"))
 	p("")
 	p("%s. Whole run %s (drain after the load: %s).", r.Machine, round(r.Duration), round(r.Drain))
-	p("Load: %g server events/s and %g browser batches/s of %d events; %.0f%% of acknowledged events resent, %.0f%% of server events sent twice at once; at most %d attempts per event; %d sends skipped (client saturated). Bound on an ingest answer: %s. Killed services stay down %s.",
-		o.load.ServerRate, o.load.BrowserRate, o.load.BatchEvents, 100*o.load.Resend, 100*o.load.Concurrent, o.load.Attempts, r.Skipped, o.bound, o.hold)
+	p("Code: %s, %s.", r.Opts.bin, r.Source)
+	p("Load: %g server events/s and %g browser batches/s of %d events; %.0f%% of acknowledged events resent, %.0f%% of server events sent twice at once, %.0f%% abandoned by the client on their first send; at most %d attempts per event; %d sends skipped (client saturated). Bound on an ingest answer: %s. Killed services stay down %s.",
+		o.load.ServerRate, o.load.BrowserRate, o.load.BatchEvents, 100*o.load.Resend, 100*o.load.Concurrent, 100*o.load.Abandon, o.load.Attempts, r.Skipped, o.bound, o.hold)
 	p("")
 	p("## Checks")
 	p("")
@@ -174,9 +179,14 @@ func (r report) renderTables(p func(string, ...any)) {
 }
 
 func (r report) renderRequests(p func(string, ...any)) {
-	var ok, refused, unavailable, none, over int
-	var slow []request
+	var ok, refused, unavailable, none, over, abandoned int
+	var slow, kept []request
 	for _, q := range r.Requests {
+		if q.Abandoned {
+			abandoned++
+			continue
+		}
+		kept = append(kept, q)
 		switch {
 		case q.Status/100 == 2:
 			ok++
@@ -192,11 +202,25 @@ func (r report) renderRequests(p func(string, ...any)) {
 			slow = append(slow, q)
 		}
 	}
-	d := sortedDurations(r.Requests)
+	d := sortedDurations(kept)
 	p("## Ingest requests")
 	p("")
 	p("%d requests: %d 2xx, %d 4xx, %d 5xx, %d without an answer. Latency p50 %s, p99 %s, max %s; %d over the %s bound.",
-		len(r.Requests), ok, refused, unavailable, none, pct(d, 0.5), pct(d, 0.99), pct(d, 1), over, r.Opts.bound)
+		len(kept), ok, refused, unavailable, none, pct(d, 0.5), pct(d, 0.99), pct(d, 1), over, r.Opts.bound)
+	var events, inProgress, hit int
+	for _, e := range r.Events {
+		if e.Abandoned {
+			events++
+			inProgress += e.InProgress
+			if e.InProgress > 0 {
+				hit++
+			}
+		}
+	}
+	p("")
+	p("Client gone mid-request: %d server events had their first send abandoned after 1–30 ms (%d requests, not counted above); the same event ID was then answered `503 event_in_progress` %d times, for %d of them (the ID stayed reserved although its write was done or released).",
+		events, abandoned, inProgress, hit)
+	p("")
 	slices.SortFunc(slow, func(a, b request) int { return int(b.Duration - a.Duration) })
 	for _, q := range slow[:min(10, len(slow))] {
 		answer := fmt.Sprint(q.Status)

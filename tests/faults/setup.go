@@ -47,7 +47,7 @@ func setup(ctx context.Context, o options) (*suite, error) {
 		return nil, err
 	}
 	s := &suite{stack: st, names: newRunNames(), led: newLedger(), byName: map[string]*component{}}
-	if s.stackLog, err = os.OpenFile(o.logDir+"/stack.log", os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
+	if s.stackLog, err = os.OpenFile(o.logDir+"/stack.log", os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o600); err != nil {
 		return nil, err
 	}
 	progress("stack %s up (log %s)", o.stackName, s.stackLog.Name())
