@@ -43,6 +43,9 @@ type Charge struct {
 	AcceptedAt  time.Time
 	ActivatedAt time.Time
 	EndedAt     time.Time
+	// BillingOn is the billing date the charge's latest event reported (reporting_charge_billing):
+	// its first billing date until it is first billed. Zero when none was reported.
+	BillingOn time.Time
 }
 
 // EventKind is a lifecycle event type that decides a subscription charge's state (METRICS 2.1). The
@@ -121,6 +124,11 @@ type ChargeFacts struct {
 	// FirstActivated is the charge's first SUBSCRIPTION_CHARGE_ACTIVATED (zero when none): the
 	// customer's uninstalls count for the charge from then on.
 	FirstActivated time.Time
+	// Ended is when the charge ended for good, whatever the date D: its first own ending event, or
+	// its customer's first uninstall at or after its first activation, whichever came first (for a
+	// charge without events, its row's ended_at); zero while it has not ended. It tells which
+	// charges a new one replaced (METRICS 2.3, lineage).
+	Ended time.Time
 }
 
 // CustomerBilling is one customer's billing facts on a date D.
@@ -128,45 +136,46 @@ type CustomerBilling struct {
 	Charges []ChargeFacts // every subscription charge, test charges included
 	// LastUninstall is the customer's latest RELATIONSHIP_UNINSTALLED before end(D) (zero when none).
 	LastUninstall time.Time
-	// LastPayment is, per currency, the latest positive subscription transaction created before
-	// end(D). The summary reads only the rows an evidence window can reach, so there a zero value
-	// means "none in the window", which is all paying needs; the customer views read the whole
-	// history.
-	LastPayment Payments
+	// Paid is, per charge and currency, the latest positive subscription transaction created before
+	// end(D) for that charge (its charge_id). The summary reads only the rows an evidence window can
+	// reach, so there a missing one means "none in the window", which is all paying needs; the
+	// customer views read the whole history.
+	Paid Payments
 }
 
-// Payment is the latest positive subscription payment in one currency.
+// Payment is the latest positive subscription payment for one charge in one currency.
 type Payment struct {
+	ChargeID string
 	Currency string
 	At       time.Time
 }
 
-// Payments are a customer's latest payments, one per currency (usually one currency).
+// Payments are a customer's latest payments, one per charge and currency.
 type Payments []Payment
 
-// last is the latest payment in cur, zero when none.
-func (ps Payments) last(cur string) time.Time {
+// of is the latest payment for charge in cur, zero when none.
+func (ps Payments) of(charge, cur string) time.Time {
 	for _, p := range ps {
-		if p.Currency == cur {
+		if p.ChargeID == charge && p.Currency == cur {
 			return p.At
 		}
 	}
 	return time.Time{}
 }
 
-// with is ps with t as cur's latest payment when it is later than the one ps has (a zero t adds
-// nothing).
-func (ps Payments) with(cur string, t time.Time) Payments {
+// with is ps with t as the latest payment for charge in cur when it is later than the one ps has
+// (a zero t adds nothing).
+func (ps Payments) with(charge, cur string, t time.Time) Payments {
 	if t.IsZero() {
 		return ps
 	}
 	for i := range ps {
-		if ps[i].Currency == cur {
+		if ps[i].ChargeID == charge && ps[i].Currency == cur {
 			ps[i].At = latest(ps[i].At, t)
 			return ps
 		}
 	}
-	return append(ps, Payment{Currency: cur, At: t})
+	return append(ps, Payment{ChargeID: charge, Currency: cur, At: t})
 }
 
 // State of a subscription charge on a date.
@@ -277,6 +286,14 @@ func (f ChargeFacts) IntervalOf() string {
 	return Every30Days
 }
 
+// window is the charge's evidence window in days (METRICS 2.3).
+func (f ChargeFacts) window() int {
+	if f.IntervalOf() == Annual {
+		return annualEvidenceDays
+	}
+	return monthlyEvidenceDays
+}
+
 // MonthlyValue is METRICS 2.5: the amount for 30-day plans, amount ÷ 12 rounded half up for annual.
 func (f ChargeFacts) MonthlyValue() int64 {
 	if f.IntervalOf() == Annual {
@@ -379,28 +396,31 @@ func evaluate(d Date, b CustomerBilling, explain bool, scratch []ChargeOn) Evalu
 		ev.Reason = reason("not paying: in trial until %s", DateOf(c.trialEnd()))
 		return ev
 	}
+	paid := evidenceOf(b, c, end)
+	if paid.beforeFirstBill(c, end) {
+		ev.Reason = reason("not paying: in trial until %s", DateOf(c.BillingOn))
+		return ev
+	}
 	if c.AmountCents == 0 {
 		ev.Reason = reason("not paying: zero-value plan \"%s\"", c.Name)
 		return ev
 	}
-	interval := c.IntervalOf()
-	window, every := monthlyEvidenceDays, "every 30 days"
-	if interval == Annual {
-		window, every = annualEvidenceDays, "per year"
+	every := "every 30 days"
+	if c.IntervalOf() == Annual {
+		every = "per year"
 	}
-	last := b.LastPayment.last(c.Currency)
-	if last.IsZero() {
+	switch {
+	case paid.latest.IsZero():
 		ev.Reason = reason("not paying: no subscription payment yet")
 		return ev
-	}
-	if last.Before(end.AddDate(0, 0, -window)) {
-		ev.Reason = reason("not paying: no subscription payment in the last %d days", window)
+	case paid.fresh.IsZero():
+		ev.Reason = reason("not paying: no subscription payment in the last %d days", c.window())
 		return ev
 	}
 	ev.Paying, ev.AMRCents, ev.Currency = true, c.MonthlyValue(), c.Currency
 	if explain {
 		ev.Reason = reason("paying: active subscription \"%s\" at %s %s, last subscription payment on %s",
-			c.Name, formatAmount(c.AmountCents, c.Currency), every, DateOf(last))
+			c.Name, formatAmount(c.AmountCents, c.Currency), every, DateOf(paid.fresh))
 	}
 	return ev
 }

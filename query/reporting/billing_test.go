@@ -22,7 +22,9 @@ func charge(id, name string, amount int64, cur, activated string) ChargeFacts {
 	return ChargeFacts{Charge: c, LastOwn: Event{Kind: EventActivated, At: ts(activated)}, FirstActivated: ts(activated)}
 }
 
-func paid(cur, at string) Payments { return Payments{{Currency: cur, At: ts(at)}} }
+func paid(charge, cur, at string) Payments {
+	return Payments{{ChargeID: charge, Currency: cur, At: ts(at)}}
+}
 
 func TestEvaluateReasons(t *testing.T) {
 	d := MustDate("2026-03-31")
@@ -60,9 +62,9 @@ func TestEvaluateReasons(t *testing.T) {
 		{"uninstalled", CustomerBilling{Charges: []ChargeFacts{charge("p", "Basic", 2900, "USD", "2025-09-01T10:00:00Z")},
 			LastUninstall: ts("2026-03-10T10:00:00Z")}, false, 0, "not paying: subscription ended on 2026-03-10 (uninstalled)"},
 		{"uninstall before activation does not end it", CustomerBilling{Charges: []ChargeFacts{charge("p2", "Lite", 1900, "USD", "2026-03-15T12:00:00Z")},
-			LastUninstall: ts("2026-03-10T10:00:00Z"), LastPayment: paid("USD", "2026-03-15T12:05:00Z")}, true, 1900,
+			LastUninstall: ts("2026-03-10T10:00:00Z"), Paid: paid("p2", "USD", "2026-03-15T12:05:00Z")}, true, 1900,
 			`paying: active subscription "Lite" at 19.00 USD every 30 days, last subscription payment on 2026-03-15`},
-		{"frozen", CustomerBilling{Charges: []ChargeFacts{frozen}, LastPayment: paid("USD", "2026-02-28T10:00:00Z")}, false, 0,
+		{"frozen", CustomerBilling{Charges: []ChargeFacts{frozen}, Paid: paid("d", "USD", "2026-02-28T10:00:00Z")}, false, 0,
 			"not paying: subscription frozen since 2026-03-20"},
 		{"frozen by row", CustomerBilling{Charges: []ChargeFacts{frozenRow}}, false, 0, "not paying: subscription frozen"},
 		{"trial", CustomerBilling{Charges: []ChargeFacts{trial}}, false, 0, "not paying: in trial until 2026-04-08"},
@@ -71,19 +73,19 @@ func TestEvaluateReasons(t *testing.T) {
 		{"no payment yet", CustomerBilling{Charges: []ChargeFacts{charge("n", "Plus", 3900, "USD", "2026-03-10T10:00:00Z")}}, false, 0,
 			"not paying: no subscription payment yet"},
 		{"payment too old", CustomerBilling{Charges: []ChargeFacts{charge("o", "Plus", 3900, "USD", "2025-10-10T10:00:00Z")},
-			LastPayment: paid("USD", "2026-02-14T23:59:59Z")}, false, 0, "not paying: no subscription payment in the last 45 days"},
+			Paid: paid("o", "USD", "2026-02-14T23:59:59Z")}, false, 0, "not paying: no subscription payment in the last 45 days"},
 		{"payment on the window's first instant", CustomerBilling{Charges: []ChargeFacts{charge("o", "Plus", 3900, "USD", "2025-10-10T10:00:00Z")},
-			LastPayment: paid("USD", "2026-02-15T00:00:00Z")}, true, 3900,
+			Paid: paid("o", "USD", "2026-02-15T00:00:00Z")}, true, 3900,
 			`paying: active subscription "Plus" at 39.00 USD every 30 days, last subscription payment on 2026-02-15`},
 		{"payment in another currency", CustomerBilling{Charges: []ChargeFacts{charge("o", "Plus", 3900, "USD", "2025-10-10T10:00:00Z")},
-			LastPayment: paid("EUR", "2026-03-15T10:00:00Z")}, false, 0, "not paying: no subscription payment yet"},
-		{"annual", CustomerBilling{Charges: []ChargeFacts{annual}, LastPayment: paid("USD", "2025-11-20T10:05:00Z")}, true, 8250,
+			Paid: paid("o", "EUR", "2026-03-15T10:00:00Z")}, false, 0, "not paying: no subscription payment yet"},
+		{"annual", CustomerBilling{Charges: []ChargeFacts{annual}, Paid: paid("b", "USD", "2025-11-20T10:05:00Z")}, true, 8250,
 			`paying: active subscription "Annual Pro" at 990.00 USD per year, last subscription payment on 2025-11-20`},
-		{"annual payment too old", CustomerBilling{Charges: []ChargeFacts{annual}, LastPayment: paid("USD", "2025-03-01T10:05:00Z")}, false, 0,
+		{"annual payment too old", CustomerBilling{Charges: []ChargeFacts{annual}, Paid: paid("b", "USD", "2025-03-01T10:05:00Z")}, false, 0,
 			"not paying: no subscription payment in the last 395 days"},
-		{"yen", CustomerBilling{Charges: []ChargeFacts{yen}, LastPayment: paid("JPY", "2026-03-12T10:00:00Z")}, true, 5000,
+		{"yen", CustomerBilling{Charges: []ChargeFacts{yen}, Paid: paid("y", "JPY", "2026-03-12T10:00:00Z")}, true, 5000,
 			`paying: active subscription "Yen plan" at 5000 JPY every 30 days, last subscription payment on 2026-03-12`},
-		{"three decimals", CustomerBilling{Charges: []ChargeFacts{bhd}, LastPayment: paid("BHD", "2026-03-12T10:00:00Z")}, true, 12345,
+		{"three decimals", CustomerBilling{Charges: []ChargeFacts{bhd}, Paid: paid("x", "BHD", "2026-03-12T10:00:00Z")}, true, 12345,
 			`paying: active subscription "Gulf" at 12.345 BHD every 30 days, last subscription payment on 2026-03-12`},
 		{"test charge beside a real one", CustomerBilling{Charges: []ChargeFacts{test, canceled}}, false, 0,
 			"not paying: subscription ended on 2026-03-18 (canceled)"},
@@ -102,7 +104,7 @@ func TestNewestChargeInEffectWins(t *testing.T) {
 	// activation is in effect.
 	old := charge("1", "Pro", 4900, "USD", "2025-10-01T10:00:00Z")
 	newer := charge("2", "Basic", 2900, "USD", "2026-03-18T10:00:00Z")
-	ev := Evaluate(MustDate("2026-03-31"), CustomerBilling{Charges: []ChargeFacts{old, newer}, LastPayment: paid("USD", "2026-03-01T10:00:00Z")})
+	ev := Evaluate(MustDate("2026-03-31"), CustomerBilling{Charges: []ChargeFacts{old, newer}, Paid: paid("1", "USD", "2026-03-01T10:00:00Z")})
 	if !ev.Paying || ev.AMRCents != 2900 || ev.InEffect.Facts.ID != "2" {
 		t.Fatalf("got %+v", ev)
 	}

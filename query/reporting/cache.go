@@ -33,8 +33,8 @@ import (
 // Tables each kind of response reads; a change in any of them discards it.
 var (
 	summaryTables = slices.Concat(billingTables, activityTables, syncTables) // summary.go splits them by part
-	listTables    = []string{"reporting_customers", "customer_exclusions", "reporting_charges", "reporting_events",
-		"reporting_transactions", "reporting_usage_charges", "reporting_usage_events"}
+	listTables    = []string{"reporting_customers", "customer_exclusions", "reporting_charges", "reporting_charge_billing",
+		"reporting_events", "reporting_transactions", "reporting_customer_payments", "reporting_usage_charges", "reporting_usage_events"}
 )
 
 // DefaultCacheEntries is how many computed responses a store keeps unless WithResultCache says

@@ -45,15 +45,15 @@ type usageChargeRow struct {
 
 // eventSummary is one customer's lifecycle events reduced on D.
 type eventSummary struct {
-	FirstAt, LastAt               time.Time // first ever; last before end(D)
-	LastUninstall, FirstUninstall time.Time // before end(D)
-	LastInstall                   time.Time // before end(D)
+	FirstAt, LastAt               time.Time   // first ever; last before end(D)
+	LastUninstall, FirstUninstall time.Time   // before end(D)
+	LastInstall                   time.Time   // before end(D)
+	Uninstalls                    []time.Time // all, whatever D (ChargeFacts.Ended)
 }
 
 // txFacts are one customer's transactions in one currency, reduced on D.
 type txFacts struct {
 	LifetimeNet, LifetimeCount            int64
-	LastPaid                              time.Time
 	AnnualCount, UsageCount, OneTimeCount int64
 	Gross30, Fee30, Net30                 int64
 	Subscription30, Usage30, OneTime30    int64
@@ -69,10 +69,12 @@ type usageChargeFacts struct {
 	LastAt30 time.Time
 }
 
-// chargeEventFacts are a charge's last state event before end(D), and its first activation.
+// chargeEventFacts are a charge's last state event before end(D), its first activation and its
+// first own ending event (whatever D).
 type chargeEventFacts struct {
 	LastA          Event
 	FirstActivated time.Time
+	OwnEnd         time.Time
 }
 
 // chargeKey is one customer's charge.
@@ -89,6 +91,7 @@ type customerFacts struct {
 	tx           map[string]map[string]*txFacts
 	usageCharges map[string]map[string]usageChargeFacts
 	usageEvents  map[string]time.Time
+	paid         map[string]Payments // the latest subscription payment before end(D) per charge and currency
 }
 
 // pageArgs binds a set of customers as andPageCustomers does: the bounds of their key range, then
@@ -116,6 +119,7 @@ func (s *Store) loadCustomerFacts(ctx context.Context, sc Scope, ids []string, d
 		f.usageEvents, err = s.readCustomerUsageEvents(gctx, sc, page, d.End())
 		return
 	})
+	g.Go(func() (err error) { f.paid, err = s.readCustomerPayments(gctx, sc, page, d.End()); return })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -142,6 +146,7 @@ func (s *Store) loadListFacts(ctx context.Context, sc Scope, ids []string, d Dat
 		f.usageEvents, err = s.readCustomerUsageEvents(gctx, sc, page, d.End())
 		return
 	})
+	g.Go(func() (err error) { f.paid, err = s.readCustomerPayments(gctx, sc, page, d.End()); return })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -163,18 +168,23 @@ func (s *Store) readListEventFacts(ctx context.Context, sc Scope, page []any, d 
 		var (
 			k, charge                                              string
 			first, last, activated, lastUn, firstUn, lastInstalled uint32
+			ownEnd                                                 uint32
 			lastState                                              uint64
+			uninstalls                                             []uint32
 		)
-		if err := rows.Scan(&k, &charge, &first, &last, &lastState, &activated, &lastUn, &firstUn, &lastInstalled); err != nil {
+		if err := rows.Scan(&k, &charge, &first, &last, &lastState, &activated, &lastUn, &firstUn, &lastInstalled, &ownEnd,
+			&uninstalls); err != nil {
 			return fmt.Errorf("read customer events: %w", err)
 		}
 		e := f.summary[k]
 		e.FirstAt, e.LastAt = earliest(e.FirstAt, unix(first)), latest(e.LastAt, unix(last))
 		e.LastUninstall, e.FirstUninstall = latest(e.LastUninstall, unix(lastUn)), earliest(e.FirstUninstall, unix(firstUn))
 		e.LastInstall = latest(e.LastInstall, unix(lastInstalled))
+		e.Uninstalls = append(e.Uninstalls, unixAll(uninstalls)...)
 		f.summary[k] = e
 		if charge != "" {
-			f.chargeEvents[chargeKey{k, charge}] = chargeEventFacts{LastA: eventFromKey(lastState), FirstActivated: unix(activated)}
+			f.chargeEvents[chargeKey{k, charge}] = chargeEventFacts{LastA: eventFromKey(lastState), FirstActivated: unix(activated),
+				OwnEnd: unix(ownEnd)}
 		}
 	}
 	return rows.Err()
@@ -207,7 +217,8 @@ func (s *Store) readListUsageChargeFacts(ctx context.Context, sc Scope, page []a
 }
 
 func (s *Store) readCustomerCharges(ctx context.Context, sc Scope, page []any) (map[string][]*Charge, error) {
-	rows, err := s.conn.Query(ctx, selectCustomerCharges, append([]any{sc.WorkspaceID, sc.apps()}, page...)...)
+	args := append(append([]any{sc.WorkspaceID, sc.apps()}, page...), sc.WorkspaceID, sc.apps())
+	rows, err := s.conn.Query(ctx, selectCustomerCharges, append(args, page...)...)
 	if err != nil {
 		return nil, fmt.Errorf("read customer charges: %w", err)
 	}
@@ -220,13 +231,14 @@ func (s *Store) readCustomerCharges(ctx context.Context, sc Scope, page []any) (
 			test                       uint8
 			trial                      uint16
 			accepted, activated, ended uint32
+			billingOn                  uint32
 		)
 		if err := rows.Scan(&k, &c.ID, &c.Kind, &c.Name, &c.AmountCents, &c.Currency, &c.Interval, &c.Status,
-			&c.EndReason, &test, &trial, &accepted, &activated, &ended); err != nil {
+			&c.EndReason, &test, &trial, &accepted, &activated, &ended, &billingOn); err != nil {
 			return nil, fmt.Errorf("read customer charges: %w", err)
 		}
 		c.Test, c.TrialDays = test == 1, int(trial)
-		c.AcceptedAt, c.ActivatedAt, c.EndedAt = unix(accepted), unix(activated), unix(ended)
+		c.AcceptedAt, c.ActivatedAt, c.EndedAt, c.BillingOn = unix(accepted), unix(activated), unix(ended), unix(billingOn)
 		out[k] = append(out[k], &c)
 	}
 	return out, rows.Err()
@@ -354,10 +366,16 @@ func (f *customerFacts) reduceEvents(d Date) {
 				if before {
 					c.LastA = later(c.LastA, Event{Kind: kind, At: e.At})
 				}
-				if kind == EventActivated {
+				switch kind {
+				case EventActivated:
 					c.FirstActivated = earliest(c.FirstActivated, e.At)
+				case EventCanceled, EventDeclined, EventExpired:
+					c.OwnEnd = earliest(c.OwnEnd, e.At)
 				}
 				f.chargeEvents[ck] = c
+			}
+			if e.Type == typeUninstalled {
+				s.Uninstalls = append(s.Uninstalls, e.At)
 			}
 			if !before {
 				continue
@@ -392,9 +410,6 @@ func (f *customerFacts) reduceTransactions(d Date) {
 			x.LifetimeCount++
 			switch t.Type {
 			case "subscription":
-				if t.Gross > 0 {
-					x.LastPaid = latest(x.LastPaid, t.At)
-				}
 				if t.Interval == Annual {
 					x.AnnualCount++
 				}
@@ -448,24 +463,6 @@ func (f *customerFacts) reduceUsageCharges(d Date, usageCharges map[string][]usa
 		}
 		f.usageCharges[k] = byCur
 	}
-}
-
-// billing assembles a customer's billing facts on the facts' date.
-func (f *customerFacts) billing(k string) CustomerBilling {
-	b := CustomerBilling{LastUninstall: f.summary[k].LastUninstall}
-	for cur, t := range f.tx[k] {
-		if !t.LastPaid.IsZero() {
-			b.LastPayment = append(b.LastPayment, Payment{Currency: cur, At: t.LastPaid})
-		}
-	}
-	for _, c := range f.charges[k] {
-		if c.Kind != "subscription" {
-			continue
-		}
-		ev := f.chargeEvents[chargeKey{k, c.ID}]
-		b.Charges = append(b.Charges, ChargeFacts{Charge: c, LastOwn: ev.LastA, FirstActivated: ev.FirstActivated})
-	}
-	return b
 }
 
 func earliest(a, b time.Time) time.Time {

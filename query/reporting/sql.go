@@ -92,10 +92,14 @@ const chargeEventKindSQL = `transform(type, ['SUBSCRIPTION_CHARGE_ACCEPTED', 'SU
 // selectSummaryCharges reads the non-test subscription charges of the covered apps with what
 // decides their states on A and B (METRICS 2.1), computed from the state events and uninstalls the
 // derivation stored on the row (keys toUInt64(occurred_at) * 16 + kind, so the greatest key before
-// end(D) × 16 is the last event before end(D)). Arguments: end(A) × 16, end(B) × 16, end(A), end(B),
-// workspace, apps, then those of summaryCandidates.
+// end(D) × 16 is the last event before end(D)), with when it ended for good (gone: its first own
+// ending event or its customer's first uninstall from its first activation on, ChargeFacts.Ended;
+// for a charge without events, its row's ended_at). No billing date: a charge before its first
+// billing date (METRICS 2.2) has no payment evidence either, so the date changes a reason, never a
+// paying verdict or an amrCents, and the summary shows no reason. Arguments: end(A) × 16,
+// end(B) × 16, end(A), end(B), workspace, apps, then those of summaryCandidates.
 const selectSummaryCharges = `SELECT key, charge_id, amount_cents, currency, annual, frozen, trial_days, accepted, activated, ended,
-    states_derived, last_a, last_b, first_activated, uninstall_a, uninstall_b
+    states_derived, last_a, last_b, first_activated, uninstall_a, uninstall_b, gone
 FROM (
     SELECT ` + customerKeySQL + ` AS key, charge_id, amount_cents, currency, billing_interval = 'annual' AS annual,
         lower(status) = 'frozen' AS frozen, trial_days, ifNull(toUInt32(accepted_at), 0) AS accepted,
@@ -104,34 +108,49 @@ FROM (
         arrayReduce('max', arrayFilter(k -> k < ?, state_events)) AS last_b,
         toUInt32(intDiv(arrayReduce('min', arrayFilter(k -> k % 16 = 2, state_events)), 16)) AS first_activated,
         toUInt32(arrayReduce('max', arrayFilter(t -> t < toDateTime(?), customer_uninstalls))) AS uninstall_a,
-        toUInt32(arrayReduce('max', arrayFilter(t -> t < toDateTime(?), customer_uninstalls))) AS uninstall_b
+        toUInt32(arrayReduce('max', arrayFilter(t -> t < toDateTime(?), customer_uninstalls))) AS uninstall_b,
+        if(empty(state_events), ended, toUInt32(intDiv(arrayReduce('min', arrayFilter(k -> k % 16 IN (5, 6, 7), state_events)), 16))) AS own_end,
+        if(first_activated = 0, 0,
+            toUInt32(arrayReduce('min', arrayFilter(t -> toUInt32(t) >= first_activated, customer_uninstalls)))) AS uninstall_end,
+        if(own_end = 0, uninstall_end, if(uninstall_end = 0, own_end, least(own_end, uninstall_end))) AS gone
     FROM reporting_charges FINAL
     WHERE workspace_id = ? AND app_id IN ? AND kind = 'subscription' AND test = 0
 )` + summaryCandidates
+
+// chargeBillingDates are the covered apps' charges' billing dates (epoch seconds, 0 for none), the
+// latest version of each (arguments: workspace, apps; the customer views add their customers).
+const chargeBillingDates = `SELECT public_id, charge_id, ifNull(toUInt32(billing_on), 0) AS billing_on
+        FROM reporting_charge_billing FINAL WHERE workspace_id = ? AND app_id IN ?`
 
 // summaryCandidates keeps the charges that can be active or frozen on A or B (arguments end(A) and
 // end(B) twice each), by the rule of METRICS 2.1: a charge whose own last state event is an
 // acceptance or an ending is neither, one without an event before end(D) is in effect only as its
 // row says (step 4), and one the customer's last uninstall ends (at or after its first activation,
-// later in replay order than its own last event) is ended. The rest cannot change a paying verdict
-// or an amrCents, so Go never sees them; Go still decides the state of those kept. Rows without
-// stored states are all kept: their events are read separately (selectStateFallback).
+// later in replay order than its own last event) is ended. It also keeps the charges that took
+// effect and ended too recently for their payments to have left every evidence window (argument
+// end(B)): one of them may be what a charge in effect replaced (METRICS 2.3), and a payment is
+// never made after its charge ended. The rest cannot change a paying verdict or an amrCents, so Go
+// never sees them; Go still decides the state of those kept. Rows without stored states are all
+// kept: their events are read separately (selectStateFallback).
 const summaryCandidates = `
 WHERE states_derived = 0
     OR ((last_a % 16 IN (2, 3, 4) OR (last_a = 0 AND activated > 0 AND activated < ? AND (ended = 0 OR ended >= ?)))
         AND NOT (first_activated > 0 AND uninstall_a >= first_activated AND toUInt64(uninstall_a) * 16 + 8 > last_a))
     OR ((last_b % 16 IN (2, 3, 4) OR (last_b = 0 AND activated > 0 AND activated < ? AND (ended = 0 OR ended >= ?)))
-        AND NOT (first_activated > 0 AND uninstall_b >= first_activated AND toUInt64(uninstall_b) * 16 + 8 > last_b))`
+        AND NOT (first_activated > 0 AND uninstall_b >= first_activated AND toUInt64(uninstall_b) * 16 + 8 > last_b))
+    OR ((first_activated > 0 OR activated > 0) AND gone > 0 AND toInt64(gone) >= toInt64(?) - if(annual, 395, 45) * 86400)`
 
 // selectStateFallback computes, from the lifecycle events, what selectSummaryCharges reads from the
 // row for the customers with a charge row written without its states (states_derived = 0): per
-// charge its last state event before end(A) and end(B) and its first activation, and per customer
-// (” as the charge) its last uninstall (kind 8). Arguments: end(A), end(B), workspace, apps,
-// workspace, apps.
+// charge its last state event before end(A) and end(B), its first activation and its first own
+// ending, and per customer (” as the charge) its last uninstall (kind 8) and all its uninstalls.
+// Arguments: end(A), end(B), workspace, apps, workspace, apps.
 const selectStateFallback = `SELECT ` + customerKeySQL + ` AS key, charge,
     maxIf(k, occurred_at < toDateTime(?)) AS last_a,
     maxIf(k, occurred_at < toDateTime(?)) AS last_b,
-    minIf(toUInt32(occurred_at), kind = 2) AS first_activated
+    minIf(toUInt32(occurred_at), kind = 2) AS first_activated,
+    minIf(toUInt32(occurred_at), kind IN (5, 6, 7)) AS own_end,
+    groupArrayIf(toUInt32(occurred_at), kind = 8) AS uninstalls
 FROM (
     SELECT public_id, if(kind = 8, '', charge_id) AS charge, occurred_at, ` + chargeEventKindSQL + ` AS kind,
         toUInt64(occurred_at) * 16 + kind AS k
@@ -146,20 +165,21 @@ FROM (
 )
 GROUP BY public_id, charge`
 
-// selectPaymentFacts reads, per customer and currency, the latest positive subscription payment
-// before end(A) and before end(B) (METRICS 2.3) created in [start, end(A)). Head, then the recent
-// tail (every customer from end(B) − 45 days: every 30-day plan's evidence lies there) or the
-// annual tail (only customers with an annual charge, further back to end(B) − 395 days).
+// selectPaymentFacts reads, per customer, charge and currency, the latest positive subscription
+// payment for that charge before end(A) and before end(B) (METRICS 2.3) created in [start, end(A)).
+// Head, then the recent tail (every charge from end(B) − 45 days: every 30-day plan's evidence lies
+// there) or the annual tail (only the payments for annual charges, further back to end(B) − 395
+// days).
 const (
-	selectPaymentFacts = `SELECT ` + customerKeySQL + ` AS key, currency,
+	selectPaymentFacts = `SELECT ` + customerKeySQL + ` AS key, charge_id, currency,
     maxIf(toUInt32(created_at), created_at < toDateTime(?)) AS paid_a,
     maxIf(toUInt32(created_at), created_at < toDateTime(?)) AS paid_b
-FROM reporting_payments
+FROM reporting_charge_payments
 WHERE workspace_id = ? AND app_id IN ? AND created_at >= toDateTime(?) AND created_at < toDateTime(?)`
 	annualPaymentsTail = `
-    AND public_id IN (SELECT public_id FROM reporting_charges WHERE workspace_id = ? AND app_id IN ? AND billing_interval = 'annual')`
+    AND (app_id, charge_id) IN (SELECT app_id, charge_id FROM reporting_charges WHERE workspace_id = ? AND app_id IN ? AND billing_interval = 'annual')`
 	paymentFactsTail = `
-GROUP BY public_id, currency`
+GROUP BY public_id, charge_id, currency`
 )
 
 // selectUsageFacts is each customer's usage per currency: gross over the trailing 30 days ending on
@@ -289,12 +309,23 @@ LIMIT ?`
 // granules), then the set itself.
 const andPageCustomers = ` AND public_id >= ? AND public_id <= ? AND public_id IN ?`
 
-// selectCustomerCharges reads every charge (all kinds, test ones too) of a set of customers.
+// selectCustomerCharges reads every charge (all kinds, test ones too) of a set of customers, with
+// the billing dates of the subscriptions. Arguments: workspace, apps, those of andPageCustomers
+// (billing dates), workspace, apps, those of andPageCustomers.
 const selectCustomerCharges = `SELECT public_id, charge_id, toString(kind), name, amount_cents, currency,
     toString(billing_interval), status, end_reason, test, trial_days, ifNull(toUInt32(accepted_at), 0),
-    ifNull(toUInt32(activated_at), 0), ifNull(toUInt32(ended_at), 0)
+    ifNull(toUInt32(activated_at), 0), ifNull(toUInt32(ended_at), 0), billing_on
 FROM reporting_charges FINAL
+ANY LEFT JOIN (` + chargeBillingDates + andPageCustomers + `) AS billing USING (public_id, charge_id)
 WHERE workspace_id = ? AND app_id IN ?` + andPageCustomers
+
+// selectCustomerPayments is, per customer, charge and currency, the latest positive subscription
+// payment before end(D) (a duplicate changes no maximum). Arguments: end(D), workspace, apps,
+// those of andPageCustomers.
+const selectCustomerPayments = `SELECT public_id, charge_id, currency, maxIf(toUInt32(created_at), created_at < toDateTime(?))
+FROM reporting_customer_payments
+WHERE workspace_id = ? AND app_id IN ?` + andPageCustomers + `
+GROUP BY public_id, charge_id, currency`
 
 // selectCustomerEvents reads a set of customers' lifecycle events, one row per event key (an
 // event's versions differ only in synced_at).
@@ -340,8 +371,9 @@ WHERE workspace_id = ? AND app_id IN ? AND public_id = ? AND occurred_at >= toDa
 // selectListEventFacts is, per customer and per subscription charge (charge ” for the rest of the
 // customer's events): the first event, the last before end(D), the charge's last state event before
 // end(D) as its key and its first activation, the last and first uninstall and the last install
-// before end(D) (customerFacts.reduceEvents computes the same from the rows). Arguments: end(D)
-// five times, workspace, apps, then those of andPageCustomers.
+// before end(D), the charge's first own ending and every uninstall whatever D
+// (customerFacts.reduceEvents computes the same from the rows). Arguments: end(D) five times,
+// workspace, apps, then those of andPageCustomers.
 const selectListEventFacts = `SELECT public_id, if(kind BETWEEN 1 AND 7 AND charge_id != '', charge_id, '') AS charge,
     min(toUInt32(occurred_at)),
     maxIf(toUInt32(occurred_at), occurred_at < toDateTime(?)),
@@ -349,7 +381,9 @@ const selectListEventFacts = `SELECT public_id, if(kind BETWEEN 1 AND 7 AND char
     minIf(toUInt32(occurred_at), kind = 2),
     maxIf(toUInt32(occurred_at), kind = 8 AND occurred_at < toDateTime(?)),
     minIf(toUInt32(occurred_at), kind = 8 AND occurred_at < toDateTime(?)),
-    maxIf(toUInt32(occurred_at), type = 'RELATIONSHIP_INSTALLED' AND occurred_at < toDateTime(?))
+    maxIf(toUInt32(occurred_at), type = 'RELATIONSHIP_INSTALLED' AND occurred_at < toDateTime(?)),
+    minIf(toUInt32(occurred_at), kind IN (5, 6, 7)),
+    groupArrayIf(toUInt32(occurred_at), kind = 8)
 FROM (
     SELECT public_id, charge_id, type, occurred_at, ` + chargeEventKindSQL + ` AS kind
     FROM reporting_events

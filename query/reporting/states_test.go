@@ -14,7 +14,8 @@ func allDatasets(f *reportingtest.Fixture) Scope {
 	reportingtest.ExampleConcentration(f, "app-c")
 	reportingtest.ExampleLifecycle(f, "app-a", "app-b")
 	edgeStates(f, "app-e")
-	return scopeOf("app-1", "app-n", "app-c", "app-a", "app-b", "app-e")
+	reportingtest.ExampleChargeEvidence(f, "app-x")
+	return scopeOf("app-1", "app-n", "app-c", "app-a", "app-b", "app-e", "app-x")
 }
 
 // edgeStates are the state rules the golden datasets leave out: a frozen newest charge over an

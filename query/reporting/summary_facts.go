@@ -31,18 +31,22 @@ type (
 		lastA, lastB uint64 // the last state event before end(A), end(B)
 		first        uint32 // first activation
 		unA, unB     uint32 // the customer's last uninstall before end(A), end(B)
+		gone         uint32 // when the charge ended for good (ChargeFacts.Ended)
 	}
 	// fallbackRow is a charge's state facts read from the events (charge "": the customer's
-	// uninstalls, as the keys of lastA and lastB).
+	// uninstalls, as the keys of lastA and lastB, and all of them).
 	fallbackRow struct {
 		customer     customerHash
 		charge       string
 		lastA, lastB uint64
 		first        uint32
+		ownEnd       uint32
+		uninstalls   []uint32
 	}
 	paymentRow struct {
 		customer customerHash
 		next     rowRef
+		charge   string
 		currency string
 		a, b     uint32
 	}
@@ -142,7 +146,11 @@ func (f *summaryFacts) join() []summaryCustomer {
 		customer customerHash
 		charge   string
 	}
-	var pending map[chargeRef]*summaryChargeRow // charges whose states come from the events
+	var (
+		pending    map[chargeRef]*summaryChargeRow // charges whose states come from the events
+		uninstalls map[customerHash][]uint32       // of the customers of those charges
+		evented    map[*summaryChargeRow]uint32    // those charges with events: their own ending
+	)
 	for ref := rowRef(1); int(ref) <= f.charges.n; ref++ {
 		r := f.charges.at(ref)
 		c := get(r.customer)
@@ -162,8 +170,22 @@ func (f *summaryFacts) join() []summaryCustomer {
 		}
 		if c := &out[i]; r.charge == "" {
 			c.unA, c.unB = max(c.unA, uint32(r.lastA/eventKeyBase)), max(c.unB, uint32(r.lastB/eventKeyBase))
+			if uninstalls == nil {
+				uninstalls = map[customerHash][]uint32{}
+			}
+			uninstalls[r.customer] = append(uninstalls[r.customer], r.uninstalls...)
 		} else if ch := pending[chargeRef{r.customer, r.charge}]; ch != nil {
 			ch.lastA, ch.lastB, ch.first = r.lastA, r.lastB, r.first
+			if evented == nil {
+				evented = map[*summaryChargeRow]uint32{}
+			}
+			evented[ch] = r.ownEnd
+		}
+	}
+	for ref, ch := range pending {
+		ownEnd, hasEvents := evented[ch]
+		if g := endedAt(unix(ownEnd), unix(ch.first), unixAll(uninstalls[ref.customer]), ch.charge.EndedAt, hasEvents); !g.IsZero() {
+			ch.gone = uint32(g.Unix())
 		}
 	}
 	for ref := rowRef(1); int(ref) <= f.payments.n; ref++ {
@@ -243,9 +265,9 @@ func (f *summaryFacts) billing(c *summaryCustomer, buf *billingBuffers) (onA, on
 	buf.chargesA, buf.chargesB = buf.chargesA[:0], buf.chargesB[:0]
 	for ref := c.charges; ref != 0; {
 		r := f.charges.at(ref)
-		first := unix(r.first)
-		buf.chargesA = append(buf.chargesA, ChargeFacts{Charge: &r.charge, LastOwn: eventFromKey(r.lastA), FirstActivated: first})
-		buf.chargesB = append(buf.chargesB, ChargeFacts{Charge: &r.charge, LastOwn: eventFromKey(r.lastB), FirstActivated: first})
+		first, gone := unix(r.first), unix(r.gone)
+		buf.chargesA = append(buf.chargesA, ChargeFacts{Charge: &r.charge, LastOwn: eventFromKey(r.lastA), FirstActivated: first, Ended: gone})
+		buf.chargesB = append(buf.chargesB, ChargeFacts{Charge: &r.charge, LastOwn: eventFromKey(r.lastB), FirstActivated: first, Ended: gone})
 		ref = r.next
 	}
 	buf.paymentsA, buf.paymentsB = buf.paymentsA[:0], buf.paymentsB[:0]
@@ -255,12 +277,13 @@ func (f *summaryFacts) billing(c *summaryCustomer, buf *billingBuffers) (onA, on
 	}{{&f.payments, c.payments}, {&f.annual, c.annual}} {
 		for ref := p.first; ref != 0; {
 			r := p.rows.at(ref)
-			buf.paymentsA, buf.paymentsB = buf.paymentsA.with(r.currency, unix(r.a)), buf.paymentsB.with(r.currency, unix(r.b))
+			buf.paymentsA = buf.paymentsA.with(r.charge, r.currency, unix(r.a))
+			buf.paymentsB = buf.paymentsB.with(r.charge, r.currency, unix(r.b))
 			ref = r.next
 		}
 	}
-	return CustomerBilling{Charges: buf.chargesA, LastUninstall: unix(c.unA), LastPayment: buf.paymentsA},
-		CustomerBilling{Charges: buf.chargesB, LastUninstall: unix(c.unB), LastPayment: buf.paymentsB}
+	return CustomerBilling{Charges: buf.chargesA, LastUninstall: unix(c.unA), Paid: buf.paymentsA},
+		CustomerBilling{Charges: buf.chargesB, LastUninstall: unix(c.unB), Paid: buf.paymentsB}
 }
 
 // readSummaryCharges reads the charges into out; derived is false when a row does not carry its
@@ -268,7 +291,7 @@ func (f *summaryFacts) billing(c *summaryCustomer, buf *billingBuffers) (onA, on
 func (s *Store) readSummaryCharges(ctx context.Context, sc Scope, d summaryDates, out *chunks[summaryChargeRow]) (derived bool, err error) {
 	endA, endB := uint64(epoch(d.A.End())), uint64(epoch(d.B.End()))
 	rows, err := s.conn.Query(ctx, selectSummaryCharges, endA*eventKeyBase, endB*eventKeyBase, endA, endB, sc.WorkspaceID, sc.apps(),
-		endA, endA, endB, endB)
+		endA, endA, endB, endB, endB)
 	if err != nil {
 		return false, fmt.Errorf("read charges: %w", err)
 	}
@@ -283,7 +306,7 @@ func (s *Store) readSummaryCharges(ctx context.Context, sc Scope, d summaryDates
 		)
 		c := &r.charge
 		if err := rows.Scan(&r.customer, &c.ID, &c.AmountCents, &c.Currency, &annual, &frozen, &trial, &accepted, &activated, &ended,
-			&states, &r.lastA, &r.lastB, &r.first, &r.unA, &r.unB); err != nil {
+			&states, &r.lastA, &r.lastB, &r.first, &r.unA, &r.unB, &r.gone); err != nil {
 			return false, fmt.Errorf("read charges: %w", err)
 		}
 		c.Kind, c.TrialDays = "subscription", int(trial)
@@ -310,7 +333,7 @@ func (s *Store) readStateFallback(ctx context.Context, sc Scope, d summaryDates)
 	var out []fallbackRow
 	for rows.Next() {
 		var r fallbackRow
-		if err := rows.Scan(&r.customer, &r.charge, &r.lastA, &r.lastB, &r.first); err != nil {
+		if err := rows.Scan(&r.customer, &r.charge, &r.lastA, &r.lastB, &r.first, &r.ownEnd, &r.uninstalls); err != nil {
 			return nil, fmt.Errorf("read charge states from events: %w", err)
 		}
 		out = append(out, r)
@@ -333,7 +356,7 @@ func (s *Store) readPayments(ctx context.Context, sc Scope, d summaryDates, from
 	defer rows.Close()
 	for rows.Next() {
 		r, _ := out.next()
-		if err := rows.Scan(&r.customer, &r.currency, &r.a, &r.b); err != nil {
+		if err := rows.Scan(&r.customer, &r.charge, &r.currency, &r.a, &r.b); err != nil {
 			return fmt.Errorf("read payments: %w", err)
 		}
 	}
@@ -393,4 +416,13 @@ func earlierOf(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// unixAll is unix of every instant.
+func unixAll(ts []uint32) []time.Time {
+	out := make([]time.Time, len(ts))
+	for i, t := range ts {
+		out[i] = unix(t)
+	}
+	return out
 }

@@ -292,3 +292,82 @@ func ExampleCoverage(f *Fixture) []string {
 	f.AddRun("cov-d", "d-2", "running", "2026-03-31T11:00:00Z", "")
 	return apps
 }
+
+// ExampleChargeEvidence is METRICS 2.2–2.3 (payment evidence belongs to the charge it paid for; a
+// charge before its first billing date is a trial; an uninstall ends the installation's charges),
+// one app, range 2026-03-02 … 2026-03-31 (opening date 2026-03-01). No charge row carries trial
+// days: the partner data gives none, only the billing date of the charge's events.
+//   - india (issue 12's case): GBP 33.00 a month since 2025-06-01, last paid 2026-02-19 (40 days
+//     before Today, covering up to 10 days ago), uninstalled 2026-03-06 (25 days ago), reinstalled
+//     2026-03-23 (8 days ago) onto a new charge whose first billing date is 2026-04-06 (a 14-day
+//     trial, 6 days ahead) and which has no sale: "not paying: in trial until 2026-04-06". GBP
+//     block: nobody paying on the close; cohort 3,300 on the opening date, 0 on the close: NRR 0.0
+//     (churn), concentration null.
+//   - juliet: USD 49.00 paid 2026-02-25, that charge canceled 2026-03-05 without an uninstall; a
+//     new 29.00 charge from 2026-03-20, not billed yet and with no billing date: the old payment
+//     paid for the old charge only, "not paying: no subscription payment yet".
+//   - kappa: a new EUR install on 2026-03-25 whose charge bills first on 2026-04-08: "not paying:
+//     in trial until 2026-04-08"; no EUR block (nothing qualifies on either date).
+//   - lambda: a plan change whose new charge is billed at the old cycle's next billing date: Lite
+//     19.00 paid 2026-02-08 and 2026-03-10, replaced on 2026-03-20 by Pro 49.00 whose billing date
+//     is 2026-04-09 and which has no sale yet. The 03-10 payment covers the new charge: paying
+//     4,900, "last subscription payment on 2026-03-10", not a trial.
+//   - mu: USD 29.00 paid 2026-02-10, uninstalled 2026-03-12, reinstalled 2026-03-15 onto a new
+//     charge without a billing date or a sale: "not paying: no subscription payment yet".
+//   - xi: USD 39.00 activated 2026-03-01 with its first billing date 2026-03-15, never billed: in
+//     trial on 2026-03-05 ("in trial until 2026-03-15"); on the close its billing date has passed,
+//     "not paying: no subscription payment yet".
+//
+// USD on the close: lambda alone pays, subscription MRR 4,900, ARR 58,800, paying 1, ARPU 4,900,
+// concentration 1.0; NRR cohort juliet 4,900 + lambda 1,900 + mu 2,900 = 9,700 (xi is in trial on
+// the opening date), on the close 0 + 4,900 + 0: 4,900 / 9,700 = 0.5052.
+func ExampleChargeEvidence(f *Fixture, app string) map[string]Customer {
+	c := map[string]Customer{}
+	monthly := "every_30_days"
+	// trial is a charge accepted and activated at at whose first billing date is billingOn.
+	trial := func(shop, charge, name string, amount int64, cur, at, billingOn string) {
+		f.AddCharge(Charge{App: app, ID: charge, Shop: shop, Name: name, Amount: amount, Currency: cur, Status: "active",
+			Accepted: at, Activated: at, BillingOn: billingOn})
+		f.AddEvent(Event{App: app, Type: "SUBSCRIPTION_CHARGE_ACCEPTED", Shop: shop, At: at, Charge: charge, ChargeName: name,
+			Amount: Amount(amount), Currency: cur})
+		f.AddEvent(Event{App: app, Type: "SUBSCRIPTION_CHARGE_ACTIVATED", Shop: shop, At: at, Charge: charge, ChargeName: name,
+			Amount: Amount(amount), Currency: cur})
+	}
+
+	c["india"] = f.install(app, Shop("6001"), "india.myshopify.com", "India", "2025-06-01T09:00:00Z")
+	f.subscription(app, Shop("6001"), "sub-india-1", "Growth", 3300, "GBP", monthly, "2025-06-01T10:00:00Z")
+	f.sale(app, "tx-india-01", "subscription", Shop("6001"), "sub-india-1", "2026-01-20T10:00:00Z", "GBP", 3300, 96, monthly)
+	f.sale(app, "tx-india-02", "subscription", Shop("6001"), "sub-india-1", "2026-02-19T10:00:00Z", "GBP", 3300, 96, monthly)
+	f.AddEvent(Event{App: app, Type: "RELATIONSHIP_UNINSTALLED", Shop: Shop("6001"), At: "2026-03-06T10:00:00Z"})
+	f.AddEvent(Event{App: app, Type: "RELATIONSHIP_INSTALLED", Shop: Shop("6001"), At: "2026-03-23T09:00:00Z"})
+	trial(Shop("6001"), "sub-india-2", "Growth", 3300, "GBP", "2026-03-23T10:00:00Z", "2026-04-06")
+
+	c["juliet"] = f.install(app, Shop("6002"), "juliet.myshopify.com", "Juliet", "2025-10-01T09:00:00Z")
+	f.subscription(app, Shop("6002"), "sub-juliet-1", "Pro", 4900, "USD", monthly, "2025-10-01T10:00:00Z")
+	f.sale(app, "tx-juliet-1", "subscription", Shop("6002"), "sub-juliet-1", "2026-02-25T10:00:00Z", "USD", 4900, 142, monthly)
+	f.AddEvent(Event{App: app, Type: "SUBSCRIPTION_CHARGE_CANCELED", Shop: Shop("6002"), At: "2026-03-05T10:00:00Z", Charge: "sub-juliet-1"})
+	f.subscription(app, Shop("6002"), "sub-juliet-2", "Basic", 2900, "USD", monthly, "2026-03-20T10:00:00Z")
+
+	c["kappa"] = f.install(app, Shop("6003"), "kappa.myshopify.com", "Kappa", "2026-03-25T09:00:00Z")
+	trial(Shop("6003"), "sub-kappa", "Starter", 1900, "EUR", "2026-03-25T10:00:00Z", "2026-04-08")
+
+	c["lambda"] = f.install(app, Shop("6004"), "lambda.myshopify.com", "Lambda", "2025-09-01T09:00:00Z")
+	f.subscription(app, Shop("6004"), "sub-lambda-1", "Lite", 1900, "USD", monthly, "2025-09-01T10:00:00Z")
+	f.sale(app, "tx-lambda-1", "subscription", Shop("6004"), "sub-lambda-1", "2026-02-08T10:00:00Z", "USD", 1900, 55, monthly)
+	f.sale(app, "tx-lambda-2", "subscription", Shop("6004"), "sub-lambda-1", "2026-03-10T10:00:00Z", "USD", 1900, 55, monthly)
+	f.AddEvent(Event{App: app, Type: "SUBSCRIPTION_CHARGE_CANCELED", Shop: Shop("6004"), At: "2026-03-20T10:00:00Z", Charge: "sub-lambda-1"})
+	trial(Shop("6004"), "sub-lambda-2", "Pro", 4900, "USD", "2026-03-20T10:00:00Z", "2026-04-09")
+
+	c["mu"] = f.install(app, Shop("6005"), "mu.myshopify.com", "Mu", "2025-11-01T09:00:00Z")
+	f.subscription(app, Shop("6005"), "sub-mu-1", "Basic", 2900, "USD", monthly, "2025-11-01T10:00:00Z")
+	f.sale(app, "tx-mu-1", "subscription", Shop("6005"), "sub-mu-1", "2026-02-10T10:00:00Z", "USD", 2900, 84, monthly)
+	f.AddEvent(Event{App: app, Type: "RELATIONSHIP_UNINSTALLED", Shop: Shop("6005"), At: "2026-03-12T10:00:00Z"})
+	f.AddEvent(Event{App: app, Type: "RELATIONSHIP_INSTALLED", Shop: Shop("6005"), At: "2026-03-15T09:00:00Z"})
+	f.subscription(app, Shop("6005"), "sub-mu-2", "Basic", 2900, "USD", monthly, "2026-03-15T10:00:00Z")
+
+	c["xi"] = f.install(app, Shop("6006"), "xi.myshopify.com", "Xi", "2026-03-01T09:00:00Z")
+	trial(Shop("6006"), "sub-xi", "Plus", 3900, "USD", "2026-03-01T10:00:00Z", "2026-03-15")
+
+	f.Covered(app, "2024-01-01T00:00:00Z", "2026-03-31T05:10:00Z")
+	return c
+}

@@ -111,6 +111,8 @@ type Charge struct {
 	TrialDays                 uint16
 	Accepted, Activated       string
 	Ended                     string
+	// BillingOn is the billing date the charge's latest event reported ("" = none).
+	BillingOn string
 }
 
 // AddCharge writes a charge row (a new version each call).
@@ -124,7 +126,7 @@ func (f *Fixture) AddCharge(c Charge) {
 		test = 1
 	}
 	f.add(insertCharges, f.WorkspaceID, c.App, c.ID, c.Shop, kind, c.Name, c.Amount, c.Currency, c.Interval, c.Status, test, c.TrialDays,
-		nil, nullable(c.Accepted), nullable(c.Activated), nullable(c.Ended), nil, f.next(), []uint64{}, []time.Time{}, uint8(0))
+		nil, nullable(c.Accepted), nullable(c.Activated), nullable(c.Ended), nullable(c.BillingOn), f.next(), []uint64{}, []time.Time{}, uint8(0))
 }
 
 // Event is a platform_lifecycle_events row.
