@@ -9,8 +9,9 @@ import (
 
 // Admitter applies a request's rate limit and reserves its event ID in one step, so an accepted
 // server event costs one Redis round trip here instead of two (docs/BENCHMARKS.md).
+// A new reservation is held under token (unique per request; see Deduper).
 type Admitter interface {
-	Admit(ctx context.Context, limitKey string, l Limit, scope, eventID string) (allowed bool, state reservation, err error)
+	Admit(ctx context.Context, limitKey string, l Limit, scope, eventID, token string) (allowed bool, state reservation, err error)
 }
 
 // RedisAdmitter runs the fixed-window counter of RedisLimiter and the reservation of RedisDeduper
@@ -43,10 +44,10 @@ end
 return {1, v}`)
 
 // Admit implements Admitter.
-func (a *RedisAdmitter) Admit(ctx context.Context, limitKey string, l Limit, scope, eventID string) (bool, reservation, error) {
+func (a *RedisAdmitter) Admit(ctx context.Context, limitKey string, l Limit, scope, eventID, token string) (bool, reservation, error) {
 	res, err := admitScript.Run(ctx, a.Deduper.Client,
 		[]string{a.Limiter.windowKey(limitKey, l), a.Deduper.key(scope, eventID)},
-		l.Window.Milliseconds(), l.N, a.Deduper.PendingTTL.Milliseconds(), pendingValue).Slice()
+		l.Window.Milliseconds(), l.N, a.Deduper.PendingTTL.Milliseconds(), pendingPrefix+token).Slice()
 	if err != nil {
 		return false, 0, fmt.Errorf("admit: %w", err)
 	}

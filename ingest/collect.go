@@ -218,7 +218,7 @@ func (s *Service) collect(c *gin.Context) {
 		recs = append(recs, &kgo.Record{Topic: s.d.BrowserTopic, Key: []byte(ev.SourceID + ":" + ev.AcquisitionID), Value: value})
 	}
 	if len(recs) > 0 {
-		if err := s.produce(ctx, recs...); err != nil {
+		if err := s.produce(ctx, nil, recs...); err != nil {
 			s.reject(c, routeCollect, err)
 			return
 		}

@@ -22,6 +22,11 @@ type Config struct {
 	DedupTTL time.Duration
 	// MaxFutureSkew rejects events stamped further in the future (a broken clock, not a real event).
 	MaxFutureSkew time.Duration
+	// ProduceTimeout is the longest an event request waits for Kafka's acknowledgement (and the
+	// dedup confirm that follows it) before it is answered 503 with Retry-After, whatever the broker
+	// does. The write may still complete after that answer; a retry with the same event IDs is safe
+	// (docs/TRACKING.md).
+	ProduceTimeout time.Duration
 }
 
 // DefaultConfig suits one publisher's traffic with room: a server sending 10 lifecycle events per
@@ -35,6 +40,9 @@ func DefaultConfig() Config {
 		BrowserRequestsPerMinute: 6000,
 		DedupTTL:                 30 * 24 * time.Hour,
 		MaxFutureSkew:            time.Hour,
+		// Kafka with acks=all answers in milliseconds (docs/BENCHMARKS.md); 5 s is far beyond a
+		// healthy broker and short enough that clients and load balancers do not give up first.
+		ProduceTimeout: 5 * time.Second,
 	}
 }
 
@@ -47,6 +55,7 @@ func (c *Config) RegisterFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.BrowserRequestsPerMinute, "ingest-browser-requests-per-minute", c.BrowserRequestsPerMinute, "browser collection requests accepted per tracking source per minute (then 429)")
 	fs.DurationVar(&c.DedupTTL, "ingest-dedup-ttl", c.DedupTTL, "how long a server event ID is remembered in Redis")
 	fs.DurationVar(&c.MaxFutureSkew, "ingest-max-future-skew", c.MaxFutureSkew, "how far in the future an event's occurredAt may be")
+	fs.DurationVar(&c.ProduceTimeout, "ingest-produce-timeout", c.ProduceTimeout, "longest an event request waits for Kafka before it is answered 503 with Retry-After (the write may still land; a retry with the same event IDs is safe)")
 }
 
 // Validate checks the ingest settings.
@@ -66,6 +75,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxFutureSkew < 0 {
 		errs = append(errs, errors.New("ingest-max-future-skew: must not be negative"))
+	}
+	if c.ProduceTimeout < 100*time.Millisecond || c.ProduceTimeout > time.Minute {
+		errs = append(errs, errors.New("ingest-produce-timeout: must be between 100ms and 1m"))
 	}
 	return errors.Join(errs...)
 }

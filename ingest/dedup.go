@@ -14,9 +14,15 @@ import (
 // confirms it only after Kafka acknowledged the write, so a failed write releases the ID and the
 // client's retry is not mistaken for a duplicate (the failure mode where an event is counted zero
 // times).
+//
+// A reservation carries the token of the request that took it. The outcome of a write can arrive
+// after the edge answered (a stalled broker, --ingest-produce-timeout), and by then the reservation
+// may have expired and been taken by the client's retry: the late release of the first attempt must
+// not free the retry's reservation, so Release removes only its own token. Confirm needs no token:
+// an acknowledged write makes the ID seen whoever holds it.
 type Deduper interface {
 	Confirm(ctx context.Context, scope, eventID string) error
-	Release(ctx context.Context, scope, eventID string) error
+	Release(ctx context.Context, scope, eventID, token string) error
 }
 
 // reservation is what Admit found for an event ID: stateNew when the caller now owns it, stateDone
@@ -41,9 +47,10 @@ type RedisDeduper struct {
 
 var _ Deduper = (*RedisDeduper)(nil)
 
+// A reservation's value is doneValue once confirmed, else pendingPrefix and the holder's token.
 const (
-	pendingValue = "p"
-	doneValue    = "d"
+	pendingPrefix = "p:"
+	doneValue     = "d"
 )
 
 func (d *RedisDeduper) key(scope, eventID string) string {
@@ -65,9 +72,9 @@ if redis.call("GET", KEYS[1]) == ARGV[1] then
 end
 return 0`)
 
-// Release implements Deduper; it never removes a confirmed ID.
-func (d *RedisDeduper) Release(ctx context.Context, scope, eventID string) error {
-	if err := releaseIfPending.Run(ctx, d.Client, []string{d.key(scope, eventID)}, pendingValue).Err(); err != nil {
+// Release implements Deduper; it never removes a confirmed ID or another request's reservation.
+func (d *RedisDeduper) Release(ctx context.Context, scope, eventID, token string) error {
+	if err := releaseIfPending.Run(ctx, d.Client, []string{d.key(scope, eventID)}, pendingPrefix+token).Err(); err != nil {
 		return fmt.Errorf("dedup release: %w", err)
 	}
 	return nil

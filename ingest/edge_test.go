@@ -28,11 +28,17 @@ import (
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
+// testClient gives up on an edge that does not answer, so a hung request fails its test instead of
+// stalling the run.
+var testClient = &http.Client{Timeout: 30 * time.Second}
+
 // edge is the ingest edge on the real Kafka, ClickHouse and Redis, with one workspace and source.
 type edge struct {
 	admitter *RedisAdmitter
 	srv      *httptest.Server
+	engine   *gin.Engine
 	store    *controlplane.Store
+	db       pipeline.DB
 	kc       kafkax.Config
 	producer *kgo.Client
 	src      controlplane.Source
@@ -41,13 +47,34 @@ type edge struct {
 
 func newEdge(t *testing.T, cfg Config) *edge {
 	t.Helper()
+	return newEdgeWith(t, cfg, edgeOptions{})
+}
+
+// edgeOptions vary the edge of a test; the zero value is the edge as served.
+type edgeOptions struct {
+	// producer, when set, returns the edge's producer (default: the test's producer, straight to
+	// the broker).
+	producer func(kc kafkax.Config, direct *kgo.Client) Producer
+	// pendingTTL of a reservation (default 10 s).
+	pendingTTL time.Duration
+}
+
+func newEdgeWith(t *testing.T, cfg Config, o edgeOptions) *edge {
+	t.Helper()
 	db := pipeline.Migrated(t)
 	kc, p := pipeline.Topics(t)
 	tenant := pipeline.Seed(t, db, "https://app.example", "http://127.0.0.1:5173")
 	store, src, sk, rdb, rc := tenant.Store, tenant.Source, tenant.PrivateKey, db.Redis, db.RedisC
-	dedup := &RedisDeduper{Client: rdb, Prefix: rc.KeyPrefix, TTL: time.Hour, PendingTTL: 10 * time.Second}
+	if o.pendingTTL == 0 {
+		o.pendingTTL = 10 * time.Second
+	}
+	var producer Producer = p
+	if o.producer != nil {
+		producer = o.producer(kc, p)
+	}
+	dedup := &RedisDeduper{Client: rdb, Prefix: rc.KeyPrefix, TTL: time.Hour, PendingTTL: o.pendingTTL}
 	limiter := &RedisLimiter{Client: rdb, Prefix: rc.KeyPrefix}
-	svc := New(cfg, Deps{ControlPlane: store, Producer: p,
+	svc := New(cfg, Deps{ControlPlane: store, Producer: producer,
 		Deduper: dedup, Limiter: limiter, Admitter: &RedisAdmitter{Limiter: limiter, Deduper: dedup},
 		BrowserTopic: kc.Topic(schemas.TopicBrowserEvents), ServerTopic: kc.Topic(schemas.TopicServerEvents),
 		Registry: prometheus.NewRegistry(), Log: quiet})
@@ -56,7 +83,8 @@ func newEdge(t *testing.T, cfg Config) *edge {
 	svc.Register(engine)
 	srv := httptest.NewServer(engine)
 	t.Cleanup(srv.Close)
-	return &edge{admitter: &RedisAdmitter{Limiter: limiter, Deduper: dedup}, srv: srv, store: store, kc: kc, producer: p, src: src, sk: sk}
+	return &edge{admitter: &RedisAdmitter{Limiter: limiter, Deduper: dedup}, srv: srv, engine: engine, store: store, db: db, kc: kc,
+		producer: p, src: src, sk: sk}
 }
 
 type reply struct {
@@ -71,7 +99,7 @@ func (e *edge) do(t *testing.T, method, path string, hdr map[string]string, body
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,6 +111,15 @@ func (e *edge) do(t *testing.T, method, path string, hdr map[string]string, body
 
 func (e *edge) serverEvent(t *testing.T, key string, fields map[string]any) reply {
 	t.Helper()
+	hdr := map[string]string{"Content-Type": "application/json"}
+	if key != "" {
+		hdr["Authorization"] = "Bearer " + key
+	}
+	return e.do(t, http.MethodPost, "/api/tracking/server-events", hdr, e.serverEventBody(fields))
+}
+
+// serverEventBody is a valid server event of the edge's source with fields replaced (nil removes).
+func (e *edge) serverEventBody(fields map[string]any) []byte {
 	base := map[string]any{"teamSlug": "acme", "publicKey": e.src.PublicKey, "eventId": "evt-" + testenv.ID(),
 		"acquisitionId": "acq-1", "name": "install", "customerRef": "shop-1.myshopify.com", "occurredAt": time.Now().UTC().Format(time.RFC3339)}
 	for k, v := range fields {
@@ -93,11 +130,7 @@ func (e *edge) serverEvent(t *testing.T, key string, fields map[string]any) repl
 		}
 	}
 	b, _ := json.Marshal(base)
-	hdr := map[string]string{"Content-Type": "application/json"}
-	if key != "" {
-		hdr["Authorization"] = "Bearer " + key
-	}
-	return e.do(t, http.MethodPost, "/api/tracking/server-events", hdr, b)
+	return b
 }
 
 // records reads a topic from the start until it holds want records (or 30 s pass), then keeps
@@ -432,11 +465,11 @@ func TestTrackerScriptServed(t *testing.T) {
 
 // TestConcurrentSameEventID: while one request holds an eventId (its Kafka write in flight), a second
 // request with the same ID is told to retry (503 event_in_progress), not answered as a duplicate of an
-// event that may yet fail; once the holder releases it, the retry is accepted as new.
+// event that may yet fail; only the holder's release frees it, and then the retry is accepted as new.
 func TestConcurrentSameEventID(t *testing.T) {
 	e := newEdge(t, DefaultConfig())
 	ctx := testenv.Ctx(t)
-	ok, state, err := e.admitter.Admit(ctx, "other", Limit{N: 10, Window: time.Minute}, e.src.ID, "held-1")
+	ok, state, err := e.admitter.Admit(ctx, "other", Limit{N: 10, Window: time.Minute}, e.src.ID, "held-1", "holder")
 	if err != nil || !ok || state != stateNew {
 		t.Fatalf("admit: %v %v %v", ok, state, err)
 	}
@@ -444,7 +477,13 @@ func TestConcurrentSameEventID(t *testing.T) {
 	if r.status != 503 || errCode(r) != "event_in_progress" {
 		t.Fatalf("while held: %d %v", r.status, r.body)
 	}
-	if err := e.admitter.Deduper.Release(ctx, e.src.ID, "held-1"); err != nil {
+	if err := e.admitter.Deduper.Release(ctx, e.src.ID, "held-1", "another request"); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.serverEvent(t, e.sk, map[string]any{"eventId": "held-1"}); r.status != 503 || errCode(r) != "event_in_progress" {
+		t.Fatalf("after a release by another request: %d %v", r.status, r.body)
+	}
+	if err := e.admitter.Deduper.Release(ctx, e.src.ID, "held-1", "holder"); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.serverEvent(t, e.sk, map[string]any{"eventId": "held-1"}); r.status != 202 || r.body["duplicate"] != false {

@@ -33,6 +33,7 @@ var (
 	errAppNotSelected     = &apiError{http.StatusForbidden, "app_not_selected", "the tracking source's app is no longer selected in the workspace"}
 	errRateLimited        = &apiError{http.StatusTooManyRequests, "rate_limited", "ingestion called too often: wait 60 seconds and remove accidental loops"}
 	errUnavailable        = &apiError{http.StatusServiceUnavailable, "unavailable", "temporary failure; retry with exponential backoff"}
+	errUnacknowledged     = &apiError{http.StatusServiceUnavailable, "unavailable", "Kafka did not acknowledge in time; the event may still be stored: retry with the same event IDs, which never counts twice"}
 	errEventInProgress    = &apiError{http.StatusServiceUnavailable, "event_in_progress", "a request with this eventId is being processed; retry shortly"}
 	errUnsupportedContent = &apiError{http.StatusUnsupportedMediaType, "unsupported_media_type", "send Content-Type: application/json"}
 )

@@ -8,6 +8,20 @@ type metrics struct {
 	requests *prometheus.CounterVec
 	events   *prometheus.CounterVec
 	produce  prometheus.Histogram
+	// produceOutcomes: acknowledged, failed, timed_out (answered 503 before the outcome), and
+	// late_acknowledged, late_failed (the outcome of a write after its timed_out answer).
+	produceOutcomes *prometheus.CounterVec
+}
+
+func (m *metrics) produceOutcome(err error, late bool) {
+	outcome := "acknowledged"
+	if err != nil {
+		outcome = "failed"
+	}
+	if late {
+		outcome = "late_" + outcome
+	}
+	m.produceOutcomes.WithLabelValues(outcome).Inc()
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -18,9 +32,12 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "Events by kind (browser, server) and outcome."}, []string{"kind", "outcome"}),
 		produce: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "revtrack_ingest_produce_seconds",
 			Help: "Time until Kafka acknowledged a produce (acks=all).", Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14)}),
+		produceOutcomes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "revtrack_ingest_produce_outcomes_total",
+			Help: "Produce calls by outcome: acknowledged, failed, timed_out (answered 503 first), late_acknowledged, late_failed."},
+			[]string{"outcome"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.requests, m.events, m.produce)
+		reg.MustRegister(m.requests, m.events, m.produce, m.produceOutcomes)
 	}
 	return m
 }

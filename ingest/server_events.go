@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"bytes"
+	"context"
+	"crypto/rand"
 	"encoding/json"
 	"net/http"
 	"regexp"
@@ -159,7 +161,8 @@ func (s *Service) serverEvents(c *gin.Context) {
 	}
 	ev.SourceID, ev.WorkspaceID, ev.AppID = src.ID, src.WorkspaceID, src.AppID
 
-	allowed, state, err := s.d.Admitter.Admit(ctx, limitKey, limit, src.ID, ev.EventID)
+	token := rand.Text()
+	allowed, state, err := s.d.Admitter.Admit(ctx, limitKey, limit, src.ID, ev.EventID, token)
 	switch {
 	case err != nil:
 		s.reject(c, routeServerEvents, err)
@@ -179,17 +182,25 @@ func (s *Service) serverEvents(c *gin.Context) {
 	}
 	value, _ := json.Marshal(ev)
 	rec := &kgo.Record{Topic: s.d.ServerTopic, Key: []byte(partitionKey(ev.SourceID, ev.AcquisitionID, ev.EventID)), Value: value}
-	if err := s.produce(ctx, rec); err != nil {
-		// The write failed, so the ID must not look seen: the client's retry is a first attempt.
-		if rerr := s.d.Deduper.Release(ctx, src.ID, ev.EventID); rerr != nil {
-			s.d.Log.Warn("dedup release failed; the reservation expires on its own", "err", rerr)
+	// The reservation follows the write's outcome, even one that arrives after a 503 (the broker
+	// stalled past --ingest-produce-timeout): until then the ID stays pending, so the client's retry
+	// is told to wait rather than written a second time.
+	settle := func(ctx context.Context, err error) {
+		if err != nil {
+			// The write failed, so the ID must not look seen: the client's retry is a first attempt.
+			if rerr := s.d.Deduper.Release(ctx, src.ID, ev.EventID, token); rerr != nil {
+				s.d.Log.Warn("dedup release failed; the reservation expires on its own", "err", rerr)
+			}
+			return
 		}
+		if cerr := s.d.Deduper.Confirm(ctx, src.ID, ev.EventID); cerr != nil {
+			// The event is durable; storage deduplication covers a retry that Redis cannot recognise.
+			s.d.Log.Warn("dedup confirm failed", "err", cerr)
+		}
+	}
+	if err := s.produce(ctx, settle, rec); err != nil {
 		s.reject(c, routeServerEvents, err)
 		return
-	}
-	if err := s.d.Deduper.Confirm(ctx, src.ID, ev.EventID); err != nil {
-		// The event is durable; storage deduplication covers a retry that Redis cannot recognise.
-		s.d.Log.Warn("dedup confirm failed", "err", err)
 	}
 	s.metrics.requests.WithLabelValues(routeServerEvents, "accepted").Inc()
 	s.metrics.events.WithLabelValues(kindServer, "accepted").Inc()

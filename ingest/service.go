@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -127,12 +128,60 @@ func bearer(c *gin.Context) string {
 	return ""
 }
 
-func (s *Service) produce(ctx context.Context, recs ...*kgo.Record) error {
+// settleTimeout bounds the dedup confirm or release that follows a write. It is its own budget,
+// apart from the request's: that work must happen even when the client has gone away or the edge
+// has already answered, and it is longer than the Redis client's own timeouts so those decide.
+const settleTimeout = 5 * time.Second
+
+// produce writes recs and waits for Kafka to acknowledge all of them, but never longer than
+// cfg.ProduceTimeout: then it returns errUnacknowledged whatever the broker is doing. settle, when
+// not nil, runs once the outcome is known (a nil error: every record acknowledged), on a context of
+// its own: before produce returns when the outcome comes in time, else later, in the background.
+//
+// The write runs on a context detached from the request: a client that disconnects must not cancel
+// it half-way, and the deadline still fails the records that were not sent by the time the edge
+// gives up, so that they are not written after the 503 as well. A record already sent cannot be
+// recalled (the idempotent producer waits for its outcome): it may land after the 503.
+func (s *Service) produce(ctx context.Context, settle func(context.Context, error), recs ...*kgo.Record) error {
+	detached := context.WithoutCancel(ctx)
+	pctx, cancel := context.WithTimeout(detached, s.cfg.ProduceTimeout)
+	var gaveUp atomic.Bool
+	done := make(chan error, 1)
 	start := time.Now()
-	err := s.d.Producer.ProduceSync(ctx, recs...).FirstErr()
-	s.metrics.produce.Observe(time.Since(start).Seconds())
+	go func() {
+		defer cancel()
+		err := s.d.Producer.ProduceSync(pctx, recs...).FirstErr()
+		s.metrics.produce.Observe(time.Since(start).Seconds())
+		s.metrics.produceOutcome(err, gaveUp.Load())
+		if err != nil {
+			s.d.Log.Warn("produce failed", "err", err, "records", len(recs), "after_answer", gaveUp.Load())
+		}
+		if settle != nil {
+			sctx, scancel := context.WithTimeout(detached, settleTimeout)
+			settle(sctx, err)
+			scancel()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return producedOrUnavailable(err)
+	case <-pctx.Done():
+	}
+	select {
+	case err := <-done: // the outcome came with the deadline
+		return producedOrUnavailable(err)
+	default:
+	}
+	gaveUp.Store(true)
+	s.metrics.produceOutcomes.WithLabelValues("timed_out").Inc()
+	s.d.Log.Warn("Kafka did not acknowledge in time; answering 503, the write may still land",
+		"timeout", s.cfg.ProduceTimeout, "records", len(recs))
+	return errUnacknowledged
+}
+
+func producedOrUnavailable(err error) error {
 	if err != nil {
-		s.d.Log.Warn("produce failed", "err", err, "records", len(recs))
 		return errUnavailable
 	}
 	return nil

@@ -11,21 +11,27 @@ import (
 )
 
 // NewProducer returns a client for producing. franz-go's producer is idempotent by default; the
-// options below make the guarantees explicit so a reviewer need not know the defaults.
-func NewProducer(c Config, name string, reg prometheus.Registerer) (*kgo.Client, error) {
-	return kgo.NewClient(append(common(c, name, reg),
+// options below make the guarantees explicit so a reviewer need not know the defaults. extra options
+// come last (tests route the connections through a proxy with kgo.Dialer).
+func NewProducer(c Config, name string, reg prometheus.Registerer, extra ...kgo.Opt) (*kgo.Client, error) {
+	opts := append(common(c, name, reg),
 		// An event acknowledged to a caller must survive the loss of the leader.
 		kgo.RequiredAcks(kgo.AllISRAcks()),
 		// Idempotence stays on (the franz-go default), so a retried batch is not written twice.
 		// lz4 rather than zstd: the edge produces many small batches, where zstd's CPU cost showed
 		// in the ingest profile (docs/BENCHMARKS.md) and its better ratio buys little.
 		kgo.ProducerBatchCompression(kgo.Lz4Compression(), kgo.NoCompression()),
-		// Bounded so a stuck broker turns into a 503 at the edge rather than a hung request.
+		// Bounds how long a record that was never sent may wait in the buffer, so an unreachable
+		// broker does not pile records up in memory. It cannot bound a record already sent: the
+		// idempotent producer waits for that record's outcome (failing it could break the sequence
+		// and lose the broker's duplicate check), however long the broker takes. Callers that must
+		// answer in time bound their own wait (the edge: --ingest-produce-timeout).
 		kgo.RecordDeliveryTimeout(c.DeliveryTimeout),
 		kgo.ProducerLinger(c.Linger),
 		// Unknown topics fail fast instead of waiting: topics are created at start-up.
 		kgo.UnknownTopicRetries(2),
-	)...)
+	)
+	return kgo.NewClient(append(opts, extra...)...)
 }
 
 // NewConsumer returns a group consumer that commits only records the consume loop has marked, and

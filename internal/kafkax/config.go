@@ -16,8 +16,9 @@ type Config struct {
 	Brokers           []string
 	ClientID          string
 	ReplicationFactor int16
-	// DeliveryTimeout bounds how long a produce may wait for acks before the edge answers 503
-	// instead of holding the browser or server connection open indefinitely.
+	// DeliveryTimeout bounds how long a record that was never sent to a broker stays buffered before
+	// it fails. A record already sent waits for its outcome (idempotence), so this is not a bound on
+	// a caller's wait: the edge bounds its own (ingest.Config.ProduceTimeout).
 	DeliveryTimeout time.Duration
 	// Linger trades a few milliseconds of latency for batching under load.
 	Linger time.Duration
@@ -56,7 +57,7 @@ func (c *Config) RegisterFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&c.Brokers, "kafka-brokers", c.Brokers, "Kafka bootstrap brokers, comma-separated host:port")
 	fs.StringVar(&c.ClientID, "kafka-client-id", c.ClientID, "Kafka client ID prefix")
 	fs.Int16Var(&c.ReplicationFactor, "kafka-replication-factor", c.ReplicationFactor, "replication factor for topics created at start-up (3 in production)")
-	fs.DurationVar(&c.DeliveryTimeout, "kafka-delivery-timeout", c.DeliveryTimeout, "how long a produce waits for all in-sync replicas before failing")
+	fs.DurationVar(&c.DeliveryTimeout, "kafka-delivery-timeout", c.DeliveryTimeout, "how long a record not yet sent to a broker stays buffered before it fails (a record already sent waits for its outcome; the edge bounds its own wait with --ingest-produce-timeout)")
 	fs.DurationVar(&c.Linger, "kafka-linger", c.Linger, "producer linger before a batch is sent")
 	fs.StringVar(&c.TopicSuffix, "kafka-topic-suffix", c.TopicSuffix, "suffix appended to every topic name (isolates test runs)")
 	fs.StringVar(&c.InstanceID, "kafka-instance-id", c.InstanceID, "static consumer-group member ID of this process, stable across its restarts and unique among running processes (empty: hostname_httpport_command)")
