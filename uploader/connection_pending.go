@@ -111,10 +111,12 @@ func (h heldGrants) take(ctx context.Context, id string, raw []byte) (bool, erro
 
 // hold keeps a grant of another Google account than cur's until someone settles it.
 func (s *Setup) hold(ctx context.Context, p pendingConnect, grant google.Grant, cur controlplane.AdConnection) (*ReplacementPending, error) {
-	id, err := randomToken()
+	tok, err := randomToken()
 	if err != nil {
 		return nil, err
 	}
+	// A prefix, so the ID never starts with "-" (base64url): the CLI takes it as an argument.
+	id := "rpl_" + tok
 	csrf, err := randomToken()
 	if err != nil {
 		return nil, err
