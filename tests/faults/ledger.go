@@ -33,10 +33,10 @@ type sentEvent struct {
 	AckPhase string
 	// Landed is when the landing poll first found it in a table (landing.go).
 	Landed map[string]time.Time
-	// Abandoned: the client gave up its first send mid-request; InProgress counts the answers
-	// "event_in_progress" its sends got (the ID still reserved by an earlier send).
+	// Abandoned: the client gave up its first send mid-request; InProgress holds the phase of each
+	// "event_in_progress" answer its sends got (the ID still reserved by an earlier send).
 	Abandoned  bool
-	InProgress int
+	InProgress []string
 }
 
 // request is one HTTP attempt.
@@ -112,7 +112,7 @@ func (l *ledger) refused(id, code string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if e := l.events[id]; e != nil && code == "event_in_progress" {
-		e.InProgress++
+		e.InProgress = append(e.InProgress, l.phase)
 	}
 }
 

@@ -142,14 +142,20 @@ func (l *load) serverEvent(ctx context.Context) {
 	raw, _ := json.Marshal(body)
 	l.led.add(e)
 	send := func() bool { return l.sendServer(ctx, raw, e.ID) }
-	if l.chance(l.cfg.Abandon) {
+	abandon := l.chance(l.cfg.Abandon)
+	if abandon {
 		// The client goes away mid-request (a timeout, a deploy); it will retry the same event ID.
 		l.led.abandoned(e.ID)
 		actx, cancel := context.WithTimeout(ctx, time.Duration(1+l.intn(30))*time.Millisecond)
 		l.do(actx, routeServer, raw, l.serverHeader(), true)
 		cancel()
+		// Its retry comes after the usual first backoff: by then the abandoned write has finished
+		// (or, with Kafka down, is still within the produce timeout), so "in progress" would mean
+		// the edge forgot to settle the ID.
+		sleep(ctx, 500*time.Millisecond+time.Duration(l.intn(250))*time.Millisecond)
 	}
-	if l.chance(l.cfg.Concurrent) {
+	// Never both: the event_in_progress answers after an abandoned send must have one cause.
+	if !abandon && l.chance(l.cfg.Concurrent) {
 		var other sync.WaitGroup
 		other.Add(1)
 		go func() { defer other.Done(); send() }()

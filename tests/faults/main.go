@@ -122,7 +122,7 @@ func run(o options) int {
 	vctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	events := s.led.snapshot()
-	if rep.Tables, err = verify(vctx, s.conn, s.seeded.src.ID, events); err != nil {
+	if rep.Tables, rep.UnackedLanded, err = verify(vctx, s.conn, s.seeded.src.ID, events); err != nil {
 		progress("final accounting failed: %v", err)
 		return 1
 	}
@@ -224,7 +224,7 @@ func parseBound(out []byte) (time.Duration, string, error) {
 }
 
 // describeSource names the code the figures come from, as the Go toolchain stamped it into the
-// binary (a build outside a git checkout carries no commit).
+// binary, else as the checkout the suite runs in.
 func describeSource(bin string) string {
 	info, err := buildinfo.ReadFile(bin)
 	if err != nil {
@@ -240,10 +240,23 @@ func describeSource(bin string) string {
 		}
 	}
 	if rev == "" {
-		return "a build without version-control information"
+		// Built with -buildvcs=false (GOFLAGS here sets it): name the checkout instead.
+		return "no version stamp; working tree " + describeCheckout()
 	}
 	out := "commit " + rev[:min(len(rev), 12)]
 	if modified == "true" {
+		out += " with uncommitted changes"
+	}
+	return out
+}
+
+func describeCheckout() string {
+	commit, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		return "unknown (not a git checkout)"
+	}
+	out := "at commit " + strings.TrimSpace(string(commit))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
 		out += " with uncommitted changes"
 	}
 	return out

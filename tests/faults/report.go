@@ -12,19 +12,21 @@ import (
 
 // report is one run's figures, rendered as Markdown (docs/BENCHMARKS.md, "Faults").
 type report struct {
-	Started     time.Time
-	Opts        options
-	Machine     string
-	Source      string // the code measured (describeSource)
-	Faults      []faultResult
-	Malformed   []mresult
-	Tables      []tableCount
-	DeadLetters map[string][]string
-	Events      []sentEvent
-	Requests    []request
-	Skipped     int64
-	Drain       time.Duration
-	Duration    time.Duration
+	Started   time.Time
+	Opts      options
+	Machine   string
+	Source    string // the code measured (describeSource)
+	Faults    []faultResult
+	Malformed []mresult
+	Tables    []tableCount
+	// UnackedLanded is, per kind, the events never acknowledged but stored anyway.
+	UnackedLanded map[string]int
+	DeadLetters   map[string][]string
+	Events        []sentEvent
+	Requests      []request
+	Skipped       int64
+	Drain         time.Duration
+	Duration      time.Duration
 }
 
 type check struct {
@@ -153,15 +155,13 @@ func (r report) renderTables(p func(string, ...any)) {
 		counts[k+" sent"]++
 		if !e.AckedAt.IsZero() {
 			counts[k+" acknowledged"]++
-		} else if len(e.Landed) > 0 {
-			counts[k+" landed unacknowledged"]++
 		}
 	}
 	p("## Events")
 	p("")
 	p("Server events: %d sent, %d acknowledged; browser events: %d sent, %d acknowledged. Not acknowledged but landed anyway (allowed: a 503'd or timed-out send may have been written): %d server, %d browser. Malformed-input events with odd times acknowledged: %d server, %d browser.",
 		counts["server load sent"], counts["server load acknowledged"], counts["browser load sent"], counts["browser load acknowledged"],
-		counts["server load landed unacknowledged"], counts["browser load landed unacknowledged"],
+		r.UnackedLanded[kindServer], r.UnackedLanded[kindBrowser],
 		counts["server malformed acknowledged"], counts["browser malformed acknowledged"])
 	p("")
 	p("| Table | Counts | Expected | Missing | Stored twice | Stored wrong | Rows awaiting merge |")
@@ -208,18 +208,26 @@ func (r report) renderRequests(p func(string, ...any)) {
 	p("%d requests: %d 2xx, %d 4xx, %d 5xx, %d without an answer. Latency p50 %s, p99 %s, max %s; %d over the %s bound.",
 		len(kept), ok, refused, unavailable, none, pct(d, 0.5), pct(d, 0.99), pct(d, 1), over, r.Opts.bound)
 	var events, inProgress, hit int
+	phases := map[string]int{}
 	for _, e := range r.Events {
 		if e.Abandoned {
 			events++
-			inProgress += e.InProgress
-			if e.InProgress > 0 {
+			inProgress += len(e.InProgress)
+			if len(e.InProgress) > 0 {
 				hit++
+			}
+			for _, ph := range e.InProgress {
+				phases[ph]++
 			}
 		}
 	}
+	var during []string
+	for _, ph := range sortedKeys(phases) {
+		during = append(during, fmt.Sprintf("%s %d", ph, phases[ph]))
+	}
 	p("")
-	p("Client gone mid-request: %d server events had their first send abandoned after 1–30 ms (%d requests, not counted above); the same event ID was then answered `503 event_in_progress` %d times, for %d of them (the ID stayed reserved although its write was done or released).",
-		events, abandoned, inProgress, hit)
+	p("Client gone mid-request: %d server events had their first send abandoned after 1–30 ms (%d requests, not counted above) and retried 0.5–0.75 s later; the retries were answered `503 event_in_progress` %d times, for %d of them (%s): the ID still reserved after its write should have settled (with Kafka down the write may legitimately still be pending).",
+		events, abandoned, inProgress, hit, orDash(strings.Join(during, ", ")))
 	p("")
 	slices.SortFunc(slow, func(a, b request) int { return int(b.Duration - a.Duration) })
 	for _, q := range slow[:min(10, len(slow))] {

@@ -41,41 +41,43 @@ type storedEvent struct {
 // makes an acquisition_links row; a browser event lands in browser_events and is counted in its
 // session in sessions and in session_state (sessionize), and in acquisitions (a materialized view of
 // browser_events), and with a click ID in acquisition_clicks (another view).
-func verify(ctx context.Context, conn driver.Conn, sourceID string, events []sentEvent) ([]tableCount, error) {
+//
+// It also returns, per kind, how many events never acknowledged are stored anyway.
+func verify(ctx context.Context, conn driver.Conn, sourceID string, events []sentEvent) ([]tableCount, map[string]int, error) {
 	srv, err := readEvents(ctx, conn, `SELECT event_id, count(), min(toInt64(toUInt32(occurred_at)) * 1000 + occurred_ms),
 max(toInt64(toUInt32(occurred_at)) * 1000 + occurred_ms), '', '' FROM server_events FINAL WHERE source_id = ? GROUP BY event_id`, sourceID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fun, err := readEvents(ctx, conn, `SELECT event_id, count(), min(toInt64(toUInt32(occurred_at)) * 1000 + occurred_ms),
 max(toInt64(toUInt32(occurred_at)) * 1000 + occurred_ms), '', any(acquisition_id) FROM funnel_events FINAL WHERE source_id = ? GROUP BY event_id`, sourceID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	web, err := readEvents(ctx, conn, `SELECT event_id, count(), min(toInt64(toUInt32(occurred_at)) * 1000 + occurred_ms),
 max(toInt64(toUInt32(occurred_at)) * 1000 + occurred_ms), any(session_id), any(acquisition_id) FROM browser_events FINAL WHERE source_id = ? GROUP BY event_id`, sourceID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sessions, err := readCounts(ctx, conn, `SELECT concat(acquisition_id, ' ', session_id), toUInt64(sum(event_count)) FROM sessions FINAL WHERE source_id = ? GROUP BY acquisition_id, session_id`, sourceID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	states, err := readCounts(ctx, conn, `SELECT acquisition_id, count() FROM session_state FINAL WHERE source_id = ? GROUP BY acquisition_id`, sourceID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	acqs, err := readCounts(ctx, conn, `SELECT acquisition_id, toUInt64(uniqExactMerge(events)) FROM acquisitions WHERE source_id = ? GROUP BY acquisition_id`, sourceID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	clicks, err := readStrings(ctx, conn, `SELECT acquisition_id, argMinMerge(click_gclid) FROM acquisition_clicks WHERE source_id = ? GROUP BY acquisition_id`, sourceID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	links, err := readCounts(ctx, conn, `SELECT concat(acquisition_id, ' ', shop_domain), count() FROM acquisition_links FINAL WHERE source_id = ? GROUP BY acquisition_id, shop_domain`, sourceID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	out := []tableCount{
@@ -86,14 +88,23 @@ max(toInt64(toUInt32(occurred_at)) * 1000 + occurred_ms), any(session_id), any(a
 	for i, table := range []string{"server_events", "funnel_events", "browser_events"} {
 		extra, err := rawExtra(ctx, conn, table, sourceID)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out[i].RawExtra = extra
 	}
 	out = append(out, linkTable(events, links))
 	out = append(out, sessionTables(events, web, sessions, states, acqs)...)
 	out = append(out, clickTable(events, clicks))
-	return out, nil
+	unacked := map[string]int{}
+	for _, e := range events {
+		if !e.AckedAt.IsZero() {
+			continue
+		}
+		if (e.Kind == kindServer && srv[e.ID] != nil) || (e.Kind == kindBrowser && web[e.ID] != nil) {
+			unacked[e.Kind]++
+		}
+	}
+	return out, unacked, nil
 }
 
 // eventTable accounts for one row per event: an acknowledged event must be there once, at the
