@@ -89,10 +89,15 @@ func decodeBrowserEvent(raw json.RawMessage, now time.Time, maxSkew time.Duratio
 	if err != nil {
 		return schemas.BrowserEvent{}, fmt.Errorf("occurredAt must be an ISO 8601 timestamp")
 	}
-	if at.After(now.Add(maxSkew)) {
+	if _, until := schemas.EventTimeRange(now, maxSkew); at.After(until) {
 		// A browser clock set ahead is common and the event is still real: stamp it with the receipt
 		// time rather than lose it (server events, from clocks the publisher controls, are refused).
 		at = now
+	}
+	// One set far back is refused, by the rule every consumer applies: the pipeline cannot store
+	// such a time, or would delete the event at its next retention pass.
+	if err := schemas.CheckEventTime(at, now, maxSkew); err != nil {
+		return schemas.BrowserEvent{}, err
 	}
 	props := in.Properties
 	if len(props) > 0 && string(props) != "null" {

@@ -1,7 +1,6 @@
 package processors
 
 import (
-	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -90,16 +89,14 @@ type funnelRow struct {
 	Version                                     uint64
 }
 
-// decodeIdentityEvent decodes a server event for the identity join. A time DateTime cannot hold
-// breaks the contract (ClickHouse would wrap it silently), and the shop domain is compared in
-// lower case (the edge already lowers it; this keeps the join's keys exact regardless).
+// decodeIdentityEvent decodes a server event for the identity join (Validate applies the event-time
+// rule of schemas/event_time.go, so a time ClickHouse would wrap never reaches funnel_events). The
+// shop domain is compared in lower case (the edge already lowers it; this keeps the join's keys
+// exact regardless).
 func decodeIdentityEvent(r *kgo.Record) (schemas.ServerEvent, error) {
 	e, err := decodeJSON[schemas.ServerEvent](r)
 	if err != nil {
 		return e, err
-	}
-	if e.OccurredAt.Before(minDateTime) || !e.OccurredAt.Before(maxDateTime) {
-		return e, fmt.Errorf("%w: occurredAt %s is outside 1970..2106", schemas.ErrInvalidMessage, e.OccurredAt)
 	}
 	e.CustomerRef = strings.ToLower(strings.TrimSpace(e.CustomerRef))
 	return e, nil

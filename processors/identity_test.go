@@ -72,7 +72,7 @@ func TestFunnelRowResolution(t *testing.T) {
 	if _, changed := own.resolve(earlier); changed {
 		t.Fatal("an event's own acquisition was re-resolved")
 	}
-	if !(eventVersion > shopLinkVersion(time.Unix(0, 0)) && shopLinkVersion(maxDateTime) > unresolvedVersion) {
+	if !(eventVersion > shopLinkVersion(time.Unix(0, 0)) && shopLinkVersion(schemas.LatestStorableTime) > unresolvedVersion) {
 		t.Fatal("versions must rank event > any shop link > unresolved")
 	}
 }

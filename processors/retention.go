@@ -10,12 +10,15 @@ import (
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/revtrack/revtrack/schemas"
 )
 
 // Retention (spec, Limits): raw tracking events are deleted after 180 days; upload click,
-// acquisition and merchant identifiers are scrubbed after 180 days.
+// acquisition and merchant identifiers are scrubbed after 180 days. The period is defined beside the
+// event-time rule, which refuses at the edge what this job would delete at its next pass.
 const (
-	RetentionPeriod   = 180 * 24 * time.Hour
+	RetentionPeriod   = schemas.RetentionPeriod
 	retentionInterval = 24 * time.Hour
 )
 

@@ -66,11 +66,13 @@ type Deps struct {
 
 type runner interface {
 	Run(ctx context.Context) error
+	checkRecord(r *kgo.Record) error
 }
 
 // Service runs every consume loop of the process component.
 type Service struct {
 	loops   []runner
+	checks  []RecordCheck
 	clients []*kgo.Client
 	log     *slog.Logger
 	// retention is applied daily beside the loops (retention.go).
@@ -128,7 +130,9 @@ func New(cfg Config, d Deps) (*Service, error) {
 			return nil, err
 		}
 		s.clients = append(s.clients, cl)
-		s.loops = append(s.loops, sp.build(cl, NewLoopMetrics(d.Registry, sp.name), d.Log.With("consumer", sp.name)))
+		loop := sp.build(cl, NewLoopMetrics(d.Registry, sp.name), d.Log.With("consumer", sp.name))
+		s.loops = append(s.loops, loop)
+		s.checks = append(s.checks, RecordCheck{Consumer: sp.name, Topic: sp.topic, Check: loop.checkRecord})
 	}
 	return s, nil
 }

@@ -1,7 +1,6 @@
 package processors
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -110,15 +109,8 @@ func uploadJobsOf(e schemas.ServerEvent, mappingIDs []string, click clickEvidenc
 func uploadJobKey(j schemas.UploadJob) []byte { return []byte(j.WorkspaceID + ":" + j.MappingID) }
 
 // decodeUploadMatchEvent decodes a server event for the matcher. The uploader files the event time
-// in a DateTime column, so a time DateTime cannot hold breaks the contract here too (the identity
-// join dead-letters the same records).
+// in a DateTime column; Validate's event-time rule (schemas/event_time.go), the same for every
+// consumer and for the edge, keeps it within what that column holds.
 func decodeUploadMatchEvent(r *kgo.Record) (schemas.ServerEvent, error) {
-	e, err := decodeJSON[schemas.ServerEvent](r)
-	if err != nil {
-		return e, err
-	}
-	if e.OccurredAt.Before(minDateTime) || !e.OccurredAt.Before(maxDateTime) {
-		return e, fmt.Errorf("%w: occurredAt %s is outside 1970..2106", schemas.ErrInvalidMessage, e.OccurredAt)
-	}
-	return e, nil
+	return decodeJSON[schemas.ServerEvent](r)
 }

@@ -37,8 +37,8 @@ type BrowserEvent struct {
 	AcquisitionID string           `json:"acquisitionId" jsonschema:"minLength=1"`
 	SessionID     string           `json:"sessionId,omitempty"`
 	Name          string           `json:"name" jsonschema:"minLength=1,description=page_view, platform_context or a custom name"`
-	OccurredAt    time.Time        `json:"occurredAt"`
-	ReceivedAt    time.Time        `json:"receivedAt"`
+	OccurredAt    time.Time        `json:"occurredAt" jsonschema:"description=at most 172 days before receivedAt and never later than 2106-02-07T06:28:15Z (schemas/event_time.go)"`
+	ReceivedAt    time.Time        `json:"receivedAt" jsonschema:"description=the edge's clock at receipt: 1970-01-01T00:00:00Z to 2106-02-07T06:28:15Z"`
 	URL           string           `json:"url,omitempty" jsonschema:"description=authentication query parameters already stripped"`
 	Path          string           `json:"path,omitempty"`
 	Title         string           `json:"title,omitempty"`
@@ -64,8 +64,8 @@ type ServerEvent struct {
 	CustomerRef   string    `json:"customerRef,omitempty" jsonschema:"description=verified shop domain; never sent to the advertising platform"`
 	AmountCents   *int64    `json:"amountCents,omitempty" jsonschema:"minimum=1,description=integer minor units"`
 	Currency      string    `json:"currency,omitempty" jsonschema:"pattern=^[A-Z]{3}$"`
-	OccurredAt    time.Time `json:"occurredAt"`
-	ReceivedAt    time.Time `json:"receivedAt"`
+	OccurredAt    time.Time `json:"occurredAt" jsonschema:"description=at most 172 days before receivedAt and never later than 2106-02-07T06:28:15Z (schemas/event_time.go)"`
+	ReceivedAt    time.Time `json:"receivedAt" jsonschema:"description=the edge's clock at receipt: 1970-01-01T00:00:00Z to 2106-02-07T06:28:15Z"`
 }
 
 // SessionState is the sessionizer's state for one browser of one source.

@@ -26,7 +26,8 @@ func required(fields map[string]string) error {
 	return nil
 }
 
-// Validate checks the contract that the JSON schema states, in Go, for the consume path.
+// Validate checks the contract that the JSON schema states, in Go, for the consume path, and the
+// event-time rule (event_time.go).
 func (e ServerEvent) Validate() error {
 	if err := required(map[string]string{"eventId": e.EventID, "sourceId": e.SourceID, "workspaceId": e.WorkspaceID, "appId": e.AppID}); err != nil {
 		return err
@@ -40,20 +41,14 @@ func (e ServerEvent) Validate() error {
 	if e.Currency != "" && !currencyRe.MatchString(e.Currency) {
 		return invalid("currency %q is not a three-letter code", e.Currency)
 	}
-	if e.OccurredAt.IsZero() {
-		return invalid("occurredAt is required")
-	}
-	return nil
+	return checkEventTimes(e.OccurredAt, e.ReceivedAt)
 }
 
-// Validate checks a browser event's required fields.
+// Validate checks a browser event's required fields and its times.
 func (e BrowserEvent) Validate() error {
 	if err := required(map[string]string{"eventId": e.EventID, "sourceId": e.SourceID, "workspaceId": e.WorkspaceID,
 		"appId": e.AppID, "acquisitionId": e.AcquisitionID, "name": e.Name}); err != nil {
 		return err
 	}
-	if e.OccurredAt.IsZero() {
-		return invalid("occurredAt is required")
-	}
-	return nil
+	return checkEventTimes(e.OccurredAt, e.ReceivedAt)
 }
