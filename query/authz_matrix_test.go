@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/revtrack/revtrack/internal/controlplane"
 	"github.com/revtrack/revtrack/internal/testenv"
@@ -155,7 +156,7 @@ func (e matrixEnv) body(o operation) []byte {
 		return nil
 	case o.path == "/api/tracking/server-events":
 		b, _ := json.Marshal(map[string]any{"teamSlug": "acme", "publicKey": e.publicKey, "eventId": "matrix-" + testenv.ID(),
-			"name": "install", "customerRef": "matrix.example", "occurredAt": "2026-01-02T03:04:05Z"})
+			"name": "install", "customerRef": "matrix.example", "occurredAt": time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)})
 		return b
 	case o.path == "/api/mcp":
 		return []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"matrix","version":"1"}}}`)
