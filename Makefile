@@ -119,15 +119,14 @@ bench-query: tools ## Reporting benchmark: 5M transactions through the sync, the
 # on its own stack (STACK_NAME=faults: Kafka 49092, ClickHouse 49000, Redis 46379), never the shared
 # test stack, with each component a process of bin/revtrack. FAULTS_FLAGS passes flags to tests/faults,
 # e.g. FAULTS_FLAGS='-only kafka,process'. The report also goes to bin/faults-report.md, the components'
-# logs to bin/faults-logs. The faults stack stops at the end unless FAULTS_KEEP_STACK=1.
-FAULTS_STACK := STACK_NAME=faults deploy/local/stack
+# logs to bin/faults-logs. The suite starts the faults stack and stops it at the end (one run at a time)
+# unless FAULTS_KEEP_STACK=1.
 FAULTS_FLAGS ?=
 FAULTS_KEEP_STACK ?=
 .PHONY: test-faults
 test-faults: tools build ## Fault suite: kill -9/SIGTERM each component, kill each service under load; lost, doubled, slow events
-	$(FAULTS_STACK) up
-	status=0; $(GO) build -o bin/faults ./tests/faults && bin/faults -bin $(BIN) -stack-dir .stack/faults -report bin/faults-report.md $(FAULTS_FLAGS) || status=$$?; \
-	if [ -z "$(FAULTS_KEEP_STACK)" ]; then $(FAULTS_STACK) down; fi; exit $$status
+	$(GO) build -o bin/faults ./tests/faults
+	bin/faults -bin $(BIN) -stack-dir .stack/faults -report bin/faults-report.md -stack-down=$(if $(FAULTS_KEEP_STACK),false,true) $(FAULTS_FLAGS)
 
 clean: ## Remove build output
 	rm -rf bin

@@ -31,7 +31,7 @@ type options struct {
 	// bound is the longest an ingest request may take to be answered, whatever the broker does.
 	bound                                                 time.Duration
 	hold, settle, recoverCap, warmup, drain, budget, poll time.Duration
-	keep                                                  bool
+	keep, stackDown                                       bool
 }
 
 func main() {
@@ -61,6 +61,7 @@ func main() {
 	flag.DurationVar(&o.budget, "budget", 8*time.Minute+30*time.Second, "the run's time budget (make test-faults has 10 minutes, builds and the stack included): faults that would not fit are reported as not run")
 	flag.DurationVar(&o.poll, "poll", 500*time.Millisecond, "landing and readiness poll interval")
 	flag.BoolVar(&o.keep, "keep", false, "keep the run's database, topics and keys (for a look afterwards)")
+	flag.BoolVar(&o.stackDown, "stack-down", false, "stop the stack at the end (make test-faults sets it unless FAULTS_KEEP_STACK=1)")
 	flag.Parse()
 	os.Exit(run(o))
 }

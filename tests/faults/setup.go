@@ -17,13 +17,15 @@ import (
 
 // suite is everything a run starts, so that teardown stops and removes exactly that.
 type suite struct {
-	stack    stackCtl
-	stackLog *os.File
-	names    runNames
-	brokers  []string
-	ch       clickhousex.Config
-	rc       redisx.Config
-	conn     driver.Conn
+	stack     stackCtl
+	stackLog  *os.File
+	stackLock *os.File
+	stackDown bool // stop the stack at the end
+	names     runNames
+	brokers   []string
+	ch        clickhousex.Config
+	rc        redisx.Config
+	conn      driver.Conn
 
 	comps  []*component
 	byName map[string]*component
@@ -46,9 +48,12 @@ func setup(ctx context.Context, o options) (*suite, error) {
 	if err := os.MkdirAll(o.logDir, 0o755); err != nil {
 		return nil, err
 	}
-	s := &suite{stack: st, names: newRunNames(), led: newLedger(), byName: map[string]*component{}}
-	if s.stackLog, err = os.OpenFile(o.logDir+"/stack.log", os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o600); err != nil {
+	s := &suite{stack: st, names: newRunNames(), led: newLedger(), byName: map[string]*component{}, stackDown: o.stackDown}
+	if s.stackLock, err = st.lock(15 * time.Minute); err != nil {
 		return nil, err
+	}
+	if s.stackLog, err = os.OpenFile(o.logDir+"/stack.log", os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o600); err != nil {
+		return s, err
 	}
 	progress("stack %s up (log %s)", o.stackName, s.stackLog.Name())
 	if err := st.up(ctx, s.stackLog); err != nil {
@@ -148,8 +153,14 @@ func (s *suite) awaitLanding(ctx context.Context, limit time.Duration) time.Dura
 	return time.Since(start)
 }
 
-// teardown stops the components and the pollers and, unless keep, removes the run's data.
+// teardown stops the components and the pollers, removes the run's data unless keep, stops the
+// stack if asked, and lets the next suite run in.
 func (s *suite) teardown(keep bool) {
+	defer func() {
+		if s.stackLock != nil {
+			_ = s.stackLock.Close()
+		}
+	}()
 	if err := stopAll(s.comps); err != nil {
 		progress("stopping components: %v", err)
 	}
@@ -162,6 +173,13 @@ func (s *suite) teardown(keep bool) {
 	if !keep && s.brokers != nil {
 		if err := cleanup(s.ch, s.rc, s.brokers, s.names); err != nil {
 			progress("cleanup: %v", err)
+		}
+	}
+	if s.stackDown && s.stackLog != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if err := s.stack.down(ctx, s.stackLog); err != nil {
+			progress("%v", err)
 		}
 	}
 	if s.stackLog != nil {

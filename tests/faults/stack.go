@@ -79,6 +79,45 @@ func (s stackCtl) up(ctx context.Context, log *os.File) error {
 	return nil
 }
 
+// down stops every service of the stack.
+func (s stackCtl) down(ctx context.Context, log *os.File) error {
+	cmd := s.command(ctx, "down")
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("STACK_NAME=%s %s down: %w (log: %s)", s.name, s.script, err, log.Name())
+	}
+	return nil
+}
+
+// lock makes this run the only suite run on the stack until the returned file is closed: two
+// runs would kill each other's services and stop the stack under each other. A second run waits
+// for the first, up to limit.
+func (s stackCtl) lock(limit time.Duration) (*os.File, error) {
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(s.dir, ".suite.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(limit)
+	for said := false; ; {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+			f.Close()
+			return nil, fmt.Errorf("another fault-suite run holds %s: %w", f.Name(), err)
+		}
+		if !said {
+			progress("waiting for another fault-suite run on stack %s to end", s.name)
+			said = true
+		}
+		time.Sleep(time.Second)
+	}
+}
+
 // pid is the live process of a service, checked against the start time the script recorded so that
 // a recycled pid is never taken for (or killed as) the service.
 func (s stackCtl) pid(svc string) (int, error) {
