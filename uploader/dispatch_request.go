@@ -2,11 +2,12 @@ package uploader
 
 import (
 	"math"
-	"strings"
 	"time"
 
 	"github.com/revtrack/revtrack/internal/controlplane"
 	"github.com/revtrack/revtrack/uploader/google"
+
+	"github.com/revtrack/revtrack/schemas"
 )
 
 // buildRequest is the events:ingest request for rows of one mapping (research ads-api.md 2.2). It
@@ -67,21 +68,7 @@ func conversionValue(m controlplane.AdMapping, r Row) (int64, string, bool) {
 
 // units converts minor units to the currency's major unit (4900 USD → 49, 500 JPY → 500).
 func units(cents int64, currency string) float64 {
-	return float64(cents) / math.Pow10(minorExponent(currency))
-}
-
-// minorExponent is the ISO 4217 minor-unit exponent; other codes use 2. The same table as
-// query/reporting and processors/platformsync (docs/METRICS.md 1.1), where it is unexported.
-func minorExponent(code string) int {
-	switch strings.ToUpper(code) {
-	case "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND", "VUV", "XAF", "XOF", "XPF":
-		return 0
-	case "BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND":
-		return 3
-	case "CLF", "UYW":
-		return 4
-	}
-	return 2
+	return float64(cents) / math.Pow10(schemas.MinorExponent(currency))
 }
 
 // blocked says why rows of mapping m cannot be sent now, or "" when they can. Rows wait (their

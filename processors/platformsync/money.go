@@ -4,27 +4,15 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-)
 
-// minorExponent is the ISO 4217 minor-unit exponent; codes not listed (and non-ISO codes such as
-// GBX) use 2, as docs/METRICS.md 1.1 states.
-func minorExponent(code string) int {
-	switch strings.ToUpper(code) {
-	case "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND", "VUV", "XAF", "XOF", "XPF":
-		return 0
-	case "BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND":
-		return 3
-	case "CLF", "UYW":
-		return 4
-	}
-	return 2
-}
+	"github.com/revtrack/revtrack/schemas"
+)
 
 // ParseMinor converts a decimal amount string ("9.99", "-10.0", "1500") into integer minor units
 // of currency, exactly: no floats, and an error when the string has more decimals than the
 // currency (other than trailing zeros) or is not a plain decimal.
 func ParseMinor(amount, currency string) (int64, error) {
-	exp := minorExponent(currency)
+	exp := schemas.MinorExponent(currency)
 	s := strings.TrimSpace(amount)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")

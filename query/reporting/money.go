@@ -4,26 +4,14 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-)
 
-// minorExponent is the ISO 4217 minor-unit exponent; other codes (GBX, …) use 2 (METRICS 1.1). The
-// sync keeps the same table (processors/platformsync.ParseMinor); both follow METRICS 1.1.
-func minorExponent(code string) int {
-	switch strings.ToUpper(code) {
-	case "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND", "VUV", "XAF", "XOF", "XPF":
-		return 0
-	case "BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND":
-		return 3
-	case "CLF", "UYW":
-		return 4
-	}
-	return 2
-}
+	"github.com/revtrack/revtrack/schemas"
+)
 
 // formatAmount writes minor units as a decimal with the currency's exponent and its code:
 // 4900 USD → "49.00 USD", 500 JPY → "500 JPY".
 func formatAmount(cents int64, currency string) string {
-	exp := minorExponent(currency)
+	exp := schemas.MinorExponent(currency)
 	neg := cents < 0
 	if neg {
 		cents = -cents
