@@ -10,6 +10,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/internal/redisx"
 	"github.com/revtrack/revtrack/uploader/google"
 )
 
@@ -131,7 +132,7 @@ func (d *dispatcher) workspace(ctx context.Context, ws string) (more bool, err e
 	if err != nil || ls == nil {
 		return false, err // nil, nil: another instance is dispatching this workspace
 	}
-	defer func() { _ = ls.release(context.WithoutCancel(ctx)) }()
+	defer func() { _ = ls.Release(context.WithoutCancel(ctx)) }()
 	more, err = d.pass(ctx, ls, ws)
 	if more || err != nil && !errors.Is(err, errStopWorkspace) {
 		return more, err
@@ -144,7 +145,7 @@ func (d *dispatcher) workspace(ctx context.Context, ws string) (more bool, err e
 }
 
 // pass sends the due rows of one workspace, mapping by mapping, at most BatchSize per mapping.
-func (d *dispatcher) pass(ctx context.Context, ls *lease, ws string) (more bool, err error) {
+func (d *dispatcher) pass(ctx context.Context, ls *redisx.Lease, ws string) (more bool, err error) {
 	due, err := d.rows.due(ctx, ws, d.now(), d.cfg.BatchSize)
 	if err != nil || len(due) == 0 {
 		return false, err
@@ -203,7 +204,7 @@ func byMapping(rows []Row) [][]Row {
 // DUPLICATE_TRANSACTION_ID. The ingest quota (300 requests a minute) bounds these small inserts to
 // a few per second. It reports whether every row was sent: without a stored credential the rest
 // are held for a reconnect.
-func (d *dispatcher) sendMapping(ctx context.Context, ls *lease, conn controlplane.AdConnection, m controlplane.AdMapping, rows []Row) (bool, error) {
+func (d *dispatcher) sendMapping(ctx context.Context, ls *redisx.Lease, conn controlplane.AdConnection, m controlplane.AdMapping, rows []Row) (bool, error) {
 	type request struct {
 		rows     []Row
 		validate bool
@@ -224,7 +225,7 @@ func (d *dispatcher) sendMapping(ctx context.Context, ls *lease, conn controlpla
 		reqs = append(reqs, request{live[start:min(start+d.cfg.LiveBatchSize, len(live))], false})
 	}
 	for i, req := range reqs {
-		if ok, err := ls.extend(ctx); err != nil || !ok {
+		if ok, err := ls.Extend(ctx); err != nil || !ok {
 			return false, errors.Join(errLeaseLost, err)
 		}
 		err := d.send(ctx, conn, m, req.validate, req.rows)

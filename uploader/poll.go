@@ -11,6 +11,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/internal/redisx"
 	"github.com/revtrack/revtrack/uploader/google"
 )
 
@@ -80,7 +81,7 @@ func (p *poller) workspace(ctx context.Context, ws string) (more bool, err error
 	if err != nil || ls == nil {
 		return false, err
 	}
-	defer func() { _ = ls.release(context.WithoutCancel(ctx)) }()
+	defer func() { _ = ls.Release(context.WithoutCancel(ctx)) }()
 	n, err := p.pass(ctx, ls, ws)
 	if err != nil || n == pollBatch {
 		return err == nil, err
@@ -94,7 +95,7 @@ func (p *poller) workspace(ctx context.Context, ws string) (more bool, err error
 // pass polls the due rows of ws, request by request, and returns how many rows it read. When the
 // workspace's connection is gone, every row still waiting for diagnostics, due or not, is marked
 // OUTCOME_UNKNOWN at once (unknown): none of them can be polled any more.
-func (p *poller) pass(ctx context.Context, ls *lease, ws string) (int, error) {
+func (p *poller) pass(ctx context.Context, ls *redisx.Lease, ws string) (int, error) {
 	due, err := p.rows.pollDue(ctx, ws, p.now(), pollBatch)
 	if err != nil || len(due) == 0 {
 		return 0, err
@@ -110,7 +111,7 @@ func (p *poller) pass(ctx context.Context, ls *lease, ws string) (int, error) {
 		}
 	}
 	for _, group := range byRequest(due) {
-		if ok, err := ls.extend(ctx); err != nil || !ok {
+		if ok, err := ls.Extend(ctx); err != nil || !ok {
 			return 0, errors.Join(errLeaseLost, err)
 		}
 		if gone {
