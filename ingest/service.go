@@ -19,10 +19,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/controlplane"
 )
 
-// ControlPlane resolves keys and sources (internal/controlplane.Store).
+// ControlPlane resolves keys and sources (controlplane.Store).
 type ControlPlane interface {
 	SourceWithWorkspace(ctx context.Context, pk string) (controlplane.Source, controlplane.Workspace, error)
 	AuthenticateServerKey(ctx context.Context, private, pk, teamSlug string) (controlplane.Source, controlplane.Workspace, error)

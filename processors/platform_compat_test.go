@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/revtrack/revtrack/ingest/platformsync"
 	"github.com/revtrack/revtrack/internal/testenv"
-	"github.com/revtrack/revtrack/processors/platformsync"
 	"github.com/revtrack/revtrack/schemas"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/revtrack/revtrack/internal/partnerfake"
+	"github.com/revtrack/revtrack/devtools/partnerfake"
 	"github.com/revtrack/revtrack/internal/testenv/pipeline"
 	"github.com/revtrack/revtrack/schemas"
 )
@@ -124,7 +124,7 @@ func recordTime(r schemas.PlatformRecord) time.Time {
 }
 
 // fakeRecords converts the data set into the records the sync would produce (per app: events, then
-// transactions), the way processors/platformsync converts API nodes.
+// transactions), the way ingest/platformsync converts API nodes.
 func fakeRecords(ds *partnerfake.Dataset, ws string) []schemas.PlatformRecord {
 	return slices.Collect(fakeRecordSeq(ds, ws))
 }

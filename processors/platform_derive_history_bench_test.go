@@ -12,11 +12,11 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
-	"github.com/revtrack/revtrack/internal/bootstrap"
+	"github.com/revtrack/revtrack/devtools/partnerfake"
 	"github.com/revtrack/revtrack/internal/clickhousex"
-	"github.com/revtrack/revtrack/internal/partnerfake"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/schemas"
+	"github.com/revtrack/revtrack/schemas/bootstrap"
 )
 
 // BenchmarkPlatformDeriveHistory measures landing with derivation on a stored history of

@@ -9,7 +9,7 @@ import (
 // copySources says where the derivation reads: from the copies ordered by customer (migration
 // 0012) once copy_backfills records them complete, from platform_lifecycle_events and
 // platform_transactions until then. A copy lacks the rows landed before its materialized view
-// existed until a backfill copies them (internal/reportingbackfill, run by the migrations when the
+// existed until a backfill copies them (schemas/reportingbackfill, run by the migrations when the
 // copy is empty), and a fold over some of a customer's events would write wrong rows; the source
 // tables give the same answer, only more slowly. Until both copies are complete it looks again at
 // most once a minute, then never again.

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/revtrack/revtrack/internal/partnerfake"
-	"github.com/revtrack/revtrack/internal/reportingbackfill"
+	"github.com/revtrack/revtrack/devtools/partnerfake"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/internal/testenv/pipeline"
 	"github.com/revtrack/revtrack/schemas"
+	"github.com/revtrack/revtrack/schemas/reportingbackfill"
 )
 
 // The copies the derivation reads (migration 0012) receive an insert's rows before the insert

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/revtrack/revtrack/internal/partnerfake"
+	"github.com/revtrack/revtrack/devtools/partnerfake"
 	"github.com/revtrack/revtrack/internal/testenv"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/revtrack/revtrack/schemas"
 )
 
-// PlatformSink lands platform records (produced by processors/platformsync) into their tables,
+// PlatformSink lands platform records (produced by ingest/platformsync) into their tables,
 // one batch insert per table and kind present in the batch. Every table is a ReplacingMergeTree
 // keyed by the platform's IDs, so redelivered or re-synced records replace rather than duplicate.
 // USAGE_CHARGE_APPLIED events also land as platform_usage_charges rows. After the inserts, Derive

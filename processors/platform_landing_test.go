@@ -12,10 +12,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/revtrack/revtrack/devtools/partnerfake"
+	"github.com/revtrack/revtrack/ingest/platformsync"
 	"github.com/revtrack/revtrack/internal/kafkax"
-	"github.com/revtrack/revtrack/internal/partnerfake"
 	"github.com/revtrack/revtrack/internal/testenv"
-	"github.com/revtrack/revtrack/processors/platformsync"
 	"github.com/revtrack/revtrack/schemas"
 )
 

@@ -105,7 +105,7 @@ func New(cfg Config, d Deps) (*Service, error) {
 			return &Loop[sessionEvent]{Name: "sessionize", Consumer: cl, Decode: decodeSessionEvent, Sink: sessions,
 				DeadLetters: dlq, Metrics: m, Log: log, MaxPoll: cfg.MaxPoll, Backoff: cfg.Backoff, MaxBackoff: cfg.MaxBackoff}
 		}, sessions.ConsumerOpts()},
-		// Lands what the platform sync connector (processors/platformsync) pulled from the partner API.
+		// Lands what the platform sync connector (ingest/platformsync) pulled from the partner API.
 		{"land-platform-records", schemas.TopicPlatformRecords, func(cl *kgo.Client, m *LoopMetrics, log *slog.Logger) runner {
 			return platformLandingLoop(cfg, d.ClickHouse, dlq, cl, m, log)
 		}, nil},

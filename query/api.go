@@ -13,8 +13,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/revtrack/revtrack/internal/authn"
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/controlplane"
+	"github.com/revtrack/revtrack/controlplane/authn"
 	"github.com/revtrack/revtrack/query/budget"
 	"github.com/revtrack/revtrack/query/reporting"
 	"github.com/revtrack/revtrack/query/tracking"
@@ -28,7 +28,7 @@ type TrackingReader interface {
 	Ledger(ctx context.Context, sc tracking.Scope, from, to time.Time) ([]tracking.LedgerRow, error)
 }
 
-// Sources resolves a workspace's tracking sources (internal/controlplane.Store).
+// Sources resolves a workspace's tracking sources (controlplane.Store).
 type Sources interface {
 	SourceByID(ctx context.Context, workspaceID, id string) (controlplane.Source, error)
 }

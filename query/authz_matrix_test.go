@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/cmd/revtrack/runapp"
+	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/internal/testenv/pipeline"
-	"github.com/revtrack/revtrack/internal/testenv/runapp"
 )
 
 // The authorization matrix: every operation the OpenAPI document describes with bearer security,

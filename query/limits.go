@@ -7,7 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/revtrack/revtrack/internal/authn"
+	"github.com/revtrack/revtrack/controlplane/authn"
 	"github.com/revtrack/revtrack/query/budget"
 	"github.com/revtrack/revtrack/query/reporting"
 )

@@ -12,11 +12,11 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/getkin/kin-openapi/openapi3filter"
 
+	"github.com/revtrack/revtrack/devtools/googlefake"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/internal/testenv/pipeline"
 	"github.com/revtrack/revtrack/uploader"
 	"github.com/revtrack/revtrack/uploader/google"
-	"github.com/revtrack/revtrack/uploader/googlefake"
 )
 
 func init() {

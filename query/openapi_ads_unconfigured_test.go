@@ -13,8 +13,8 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/gin-gonic/gin"
 
-	"github.com/revtrack/revtrack/internal/adminapi"
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/adminapi"
+	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/internal/testenv/pipeline"
 	"github.com/revtrack/revtrack/uploader"

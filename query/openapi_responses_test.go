@@ -19,10 +19,10 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/cmd/revtrack/runapp"
+	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/internal/testenv/pipeline"
-	"github.com/revtrack/revtrack/internal/testenv/runapp"
 	"github.com/revtrack/revtrack/query/budget"
 )
 

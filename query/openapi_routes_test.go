@@ -13,9 +13,9 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/gin-gonic/gin"
 
+	"github.com/revtrack/revtrack/adminapi"
+	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/ingest"
-	"github.com/revtrack/revtrack/internal/adminapi"
-	"github.com/revtrack/revtrack/internal/controlplane"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/query"
 	"github.com/revtrack/revtrack/query/openapi"
@@ -45,7 +45,7 @@ func routeKey(method, path string) string {
 }
 
 // registeredRoutes are the routes the query API, the ingest edge and the admin API register, as
-// `revtrack all` mounts them on one engine (internal/cli/serve.go), limited to the documented
+// `revtrack all` mounts them on one engine (cmd/revtrack/cli/serve.go), limited to the documented
 // prefixes. A new component that serves HTTP under them is added here.
 func registeredRoutes(t testing.TB) map[string]bool {
 	t.Helper()

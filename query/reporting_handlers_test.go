@@ -14,8 +14,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/internal/clickhousex"
-	"github.com/revtrack/revtrack/internal/controlplane"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/internal/testenv/pipeline"
 	"github.com/revtrack/revtrack/query"

@@ -10,7 +10,7 @@ import (
 // Copy is a table that a materialized view of the migrations fills with every row inserted into a
 // source table: the reporting copies (migration 0011) and the derivation's copies (0012). A view
 // sees only inserts made after it exists; the rows a source held before are copied by running the
-// view's own SELECT (internal/reportingbackfill, docs/REPORTING_PERFORMANCE.md), so the backfill and
+// view's own SELECT (schemas/reportingbackfill, docs/REPORTING_PERFORMANCE.md), so the backfill and
 // the view cannot disagree on what a copy holds.
 type Copy struct {
 	View   string // the materialized view
@@ -114,7 +114,7 @@ func (c Copy) SelectWhere(cond string) string {
 // states of a source table's rows, one row per group and month (acquisition_clicks, migration
 // 0015). Like a copy, it lacks the rows its source held before the view existed, and they are
 // summarised by running the view's own SELECT, one month of the source at a time
-// (internal/reportingbackfill). States of a row inserted twice merge into what one insert gives
+// (schemas/reportingbackfill). States of a row inserted twice merge into what one insert gives
 // only for some functions, which SummaryOf checks.
 type Summary struct {
 	View   string // the materialized view

@@ -12,7 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/oauth2"
 
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/internal/redisx"
 	"github.com/revtrack/revtrack/uploader/google"
 )

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/controlplane"
 )
 
 // AccountSelection is the outcome of selecting the conversion account.

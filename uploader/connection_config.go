@@ -23,7 +23,7 @@ const OAuthCallbackPath = "/api/admin/ads/oauth/callback"
 // are. The connection is available only when an OAuth client is configured (spec Authentication 9).
 type ConnectConfig struct {
 	// GoogleBaseURL is empty for Google's real endpoints; a URL puts every Google endpoint under
-	// it (the local fake, uploader/googlefake).
+	// it (the local fake, devtools/googlefake).
 	GoogleBaseURL string
 	// OAuthClientID and OAuthClientSecret are the web OAuth client; an empty client ID turns the
 	// advertising connection off.

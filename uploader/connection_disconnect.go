@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/controlplane"
 )
 
 // disconnectedReason is the disabled reason of the mappings a disconnection disables.

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/controlplane"
+	"github.com/revtrack/revtrack/devtools/googlefake"
 	"github.com/revtrack/revtrack/uploader"
-	"github.com/revtrack/revtrack/uploader/googlefake"
 )
 
 // storedCopies counts every stored version of the workspace's refresh token: its sealed_secrets

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/uploader/google"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/uploader/google"
 )
 

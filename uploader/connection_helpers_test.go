@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/controlplane"
+	"github.com/revtrack/revtrack/devtools/googlefake"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/internal/testenv/pipeline"
 	"github.com/revtrack/revtrack/uploader"
-	"github.com/revtrack/revtrack/uploader/googlefake"
 )
 
 // setupEnv is a migrated database with the seeded workspace "acme", the fake Google and a setup

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/controlplane"
+	"github.com/revtrack/revtrack/devtools/googlefake"
 	"github.com/revtrack/revtrack/uploader"
 	"github.com/revtrack/revtrack/uploader/google"
-	"github.com/revtrack/revtrack/uploader/googlefake"
 )
 
 // Connection state table, row 1: disconnected → connect and grant scopes → connected, account

@@ -9,10 +9,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/revtrack/revtrack/devtools/googlefake"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/schemas"
 	"github.com/revtrack/revtrack/uploader"
-	"github.com/revtrack/revtrack/uploader/googlefake"
 )
 
 // TestBacklogGoesOutInOneRound: a mapping's backlog of several full batches is sent batch after

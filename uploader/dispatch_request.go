@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/uploader/google"
 
 	"github.com/revtrack/revtrack/schemas"

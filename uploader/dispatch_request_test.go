@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/uploader/google"
 )

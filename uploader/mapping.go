@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/controlplane"
 )
 
 // CreateMapping adds an enabled mapping to the workspace's connected conversion account. It

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/controlplane"
 )
 
 // MappingInput is a new mapping (spec: Advertising-platform connection and mapping).

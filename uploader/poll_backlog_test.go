@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/revtrack/revtrack/devtools/googlefake"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/schemas"
 	"github.com/revtrack/revtrack/uploader"
-	"github.com/revtrack/revtrack/uploader/googlefake"
 )
 
 // TestPollBacklogInOneRound: more due diagnostics than one pass over a workspace reads (2,000

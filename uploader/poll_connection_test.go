@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/revtrack/revtrack/devtools/googlefake"
 	"github.com/revtrack/revtrack/uploader"
-	"github.com/revtrack/revtrack/uploader/googlefake"
 )
 
 // TestDiagnosticsOutcomeUnknownAfterDisconnect: rows accepted live shortly before the connection is

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/revtrack/revtrack/devtools/googlefake"
 	"github.com/revtrack/revtrack/uploader"
-	"github.com/revtrack/revtrack/uploader/googlefake"
 )
 
 // TestDiagnosticsPartialSuccessOfSeveralEvents: with three events per live request, one of which

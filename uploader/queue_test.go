@@ -8,11 +8,11 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/revtrack/revtrack/devtools/googlefake"
 	"github.com/revtrack/revtrack/internal/kafkax"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/schemas"
 	"github.com/revtrack/revtrack/uploader"
-	"github.com/revtrack/revtrack/uploader/googlefake"
 )
 
 // readDeadLetters reads n dead letters from the test's dead-letter topic.

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/revtrack/revtrack/devtools/googlefake"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/uploader"
-	"github.com/revtrack/revtrack/uploader/googlefake"
 )
 
 // TestRetryRules: only a rejected row with click evidence and no local reason is queued again.

@@ -15,8 +15,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/revtrack/revtrack/bench/internal/benchkit"
+	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/internal/clickhousex"
-	"github.com/revtrack/revtrack/internal/controlplane"
 	"github.com/revtrack/revtrack/internal/redisx"
 )
 

@@ -9,7 +9,7 @@ package main
 //   - the uploader (uploader.New: queue consumer, dispatcher, diagnostics poller), one instance per
 //     measured pass so that each pass has its own dispatch interval;
 //   - the connection and the mappings, created through uploader.NewSetup against the fake Google
-//     (uploader/googlefake) served on a loopback port, as a user would through the admin API.
+//     (devtools/googlefake) served on a loopback port, as a user would through the admin API.
 //
 // `revtrack ingest`, not `revtrack all`, so that no second uploader (the one `all` runs) consumes the
 // same jobs. Passes, in this order: the baseline (the Google client alone against the fake), latency

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/revtrack/revtrack/devtools/googlefake"
 	"github.com/revtrack/revtrack/uploader/google"
-	"github.com/revtrack/revtrack/uploader/googlefake"
 )
 
 // baselineResult is the fake Google's events:ingest throughput through the uploader's own Google

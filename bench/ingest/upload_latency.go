@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/revtrack/revtrack/bench/internal/benchkit"
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/schemas"
 )
 

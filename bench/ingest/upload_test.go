@@ -11,7 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/revtrack/revtrack/uploader/googlefake"
+	"github.com/revtrack/revtrack/devtools/googlefake"
 )
 
 func defaultUploadOptions(t *testing.T) uploadOptions {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/controlplane"
 )
 
 // throughputResult is one throughput pass: n server events produced at once to the server-events

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/revtrack/revtrack/internal/partnerfake"
+	"github.com/revtrack/revtrack/devtools/partnerfake"
 	"github.com/revtrack/revtrack/schemas"
 )
 

@@ -13,9 +13,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/revtrack/revtrack/devtools/partnerfake"
+	"github.com/revtrack/revtrack/ingest/platformsync"
 	"github.com/revtrack/revtrack/internal/httpserver"
-	"github.com/revtrack/revtrack/internal/partnerfake"
-	"github.com/revtrack/revtrack/processors/platformsync"
 	"github.com/revtrack/revtrack/schemas"
 )
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/revtrack/revtrack/internal/partnerfake"
+	"github.com/revtrack/revtrack/devtools/partnerfake"
 	"github.com/revtrack/revtrack/schemas"
 )
 

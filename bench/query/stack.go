@@ -12,7 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/revtrack/revtrack/bench/internal/benchkit"
-	"github.com/revtrack/revtrack/internal/cli"
+	"github.com/revtrack/revtrack/cmd/revtrack/cli"
 	"github.com/revtrack/revtrack/internal/clickhousex"
 	"github.com/revtrack/revtrack/internal/redisx"
 )

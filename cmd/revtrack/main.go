@@ -7,7 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/revtrack/revtrack/internal/cli"
+	"github.com/revtrack/revtrack/cmd/revtrack/cli"
 )
 
 func main() {

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/revtrack/revtrack/cmd/revtrack/runapp"
 	"github.com/revtrack/revtrack/internal/testenv/pipeline"
-	"github.com/revtrack/revtrack/internal/testenv/runapp"
 
 	"github.com/revtrack/revtrack/internal/testenv"
 )

@@ -26,7 +26,7 @@ type Config struct {
 	ReadTimeout  time.Duration
 	MaxOpenConns int
 	// UsersDir is the server's users.d directory, where per-workspace analyst users are written
-	// (internal/analystaccess); empty leaves that feature off. ClickHouse 18.16 has no CREATE USER.
+	// (controlplane/analystaccess); empty leaves that feature off. ClickHouse 18.16 has no CREATE USER.
 	UsersDir string
 	// AnalystRefresh is how often the process component copies each workspace's rows into its
 	// analyst database; 0 leaves it to `revtrack admin analyst refresh --all`.

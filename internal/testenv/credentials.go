@@ -91,7 +91,7 @@ func ClickHouseUsersDir(t testing.TB) string {
 }
 
 // dropAnalystAccess removes what per-workspace analyst access made for the test database db (its
-// <db>_analyst_* databases and users, internal/analystaccess) and a failed test left behind: the
+// <db>_analyst_* databases and users, controlplane/analystaccess) and a failed test left behind: the
 // test stack is shared and long-lived.
 func dropAnalystAccess(srv driver.Conn, db string) {
 	ctx := context.Background()

@@ -7,8 +7,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/revtrack/revtrack/internal/authn"
-	"github.com/revtrack/revtrack/internal/controlplane"
+	"github.com/revtrack/revtrack/controlplane"
+	"github.com/revtrack/revtrack/controlplane/authn"
 )
 
 // writeError answers a request that did not pass authentication, before any MCP message is read:

@@ -14,12 +14,12 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/revtrack/revtrack/internal/cli"
-	"github.com/revtrack/revtrack/internal/controlplane"
-	"github.com/revtrack/revtrack/internal/partnerfake"
+	"github.com/revtrack/revtrack/cmd/revtrack/cli"
+	"github.com/revtrack/revtrack/cmd/revtrack/runapp"
+	"github.com/revtrack/revtrack/controlplane"
+	"github.com/revtrack/revtrack/devtools/partnerfake"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/internal/testenv/pipeline"
-	"github.com/revtrack/revtrack/internal/testenv/runapp"
 )
 
 // The tests run `revtrack all` in-process; a stopped app must leave no goroutine behind.

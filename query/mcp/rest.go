@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/revtrack/revtrack/internal/authn"
+	"github.com/revtrack/revtrack/controlplane/authn"
 )
 
 // restClient calls the query edge's REST handlers in-process: an http.Request dispatched into the

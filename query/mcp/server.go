@@ -15,7 +15,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/revtrack/revtrack/internal/authn"
+	"github.com/revtrack/revtrack/controlplane/authn"
 )
 
 // Path is where the server is mounted, relative to the base URL (specification: MCP).

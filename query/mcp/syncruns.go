@@ -3,10 +3,10 @@ package mcp
 import (
 	"context"
 
-	"github.com/revtrack/revtrack/processors/platformsync"
+	"github.com/revtrack/revtrack/ingest/platformsync"
 )
 
-// SyncRunReader reads sync runs (processors/platformsync.Runs, the one reader of sync_runs, which the
+// SyncRunReader reads sync runs (ingest/platformsync.Runs, the one reader of sync_runs, which the
 // admin API and the CLI use too).
 type SyncRunReader interface {
 	// List returns an app's latest runs, newest first, at most limit.

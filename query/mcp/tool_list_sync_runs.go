@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/revtrack/revtrack/processors/platformsync"
+	"github.com/revtrack/revtrack/ingest/platformsync"
 )
 
 // ListSyncRunsArgs are list_sync_runs' arguments.

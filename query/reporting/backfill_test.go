@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/revtrack/revtrack/internal/reportingbackfill"
 	"github.com/revtrack/revtrack/query/reporting/reportingtest"
 	"github.com/revtrack/revtrack/schemas"
+	"github.com/revtrack/revtrack/schemas/reportingbackfill"
 )
 
 // Rows landed before the copies existed: the backfill (`revtrack admin reporting backfill`, which

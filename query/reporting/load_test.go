@@ -16,12 +16,12 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
-	"github.com/revtrack/revtrack/internal/bootstrap"
 	"github.com/revtrack/revtrack/internal/clickhousex"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/internal/testenv/pipeline"
 	"github.com/revtrack/revtrack/query/reporting/reportingtest"
 	"github.com/revtrack/revtrack/schemas"
+	"github.com/revtrack/revtrack/schemas/bootstrap"
 )
 
 // TestSyntheticLoad measures the store on a synthetic workspace of the benchmark's shape (50,000

@@ -16,8 +16,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/internal/clickhousex"
-	"github.com/revtrack/revtrack/internal/controlplane"
 	"github.com/revtrack/revtrack/internal/redisx"
 	"github.com/revtrack/revtrack/schemas"
 )

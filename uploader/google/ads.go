@@ -10,7 +10,7 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// GAQL queries of account discovery. The fake (uploader/googlefake) understands exactly these
+// GAQL queries of account discovery. The fake (devtools/googlefake) understands exactly these
 // shapes.
 const (
 	gaqlConversionActions = "SELECT conversion_action.id, conversion_action.name, conversion_action.status, " +

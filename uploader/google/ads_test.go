@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/revtrack/revtrack/devtools/googlefake"
 	"github.com/revtrack/revtrack/uploader/google"
-	"github.com/revtrack/revtrack/uploader/googlefake"
 )
 
 func TestAccessibleCustomersAndClients(t *testing.T) {

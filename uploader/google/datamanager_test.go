@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/revtrack/revtrack/devtools/googlefake"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/uploader/google"
-	"github.com/revtrack/revtrack/uploader/googlefake"
 )
 
 func destination() google.Destination {

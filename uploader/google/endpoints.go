@@ -36,7 +36,7 @@ func DefaultEndpoints() Endpoints {
 }
 
 // EndpointsAt puts every endpoint under one base URL, the layout of the local fake
-// (uploader/googlefake): base+"/o/oauth2/v2/auth", base+"/token", base+"/revoke", and base as the
+// (devtools/googlefake): base+"/o/oauth2/v2/auth", base+"/token", base+"/revoke", and base as the
 // Data Manager and Google Ads host.
 func EndpointsAt(base string) Endpoints {
 	base = strings.TrimRight(base, "/")

@@ -11,8 +11,8 @@ import (
 	"go.uber.org/goleak"
 	"golang.org/x/oauth2"
 
+	"github.com/revtrack/revtrack/devtools/googlefake"
 	"github.com/revtrack/revtrack/uploader/google"
-	"github.com/revtrack/revtrack/uploader/googlefake"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

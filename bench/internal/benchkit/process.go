@@ -13,7 +13,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/revtrack/revtrack/internal/cli"
+	"github.com/revtrack/revtrack/cmd/revtrack/cli"
 )
 
 // Env is the value of the environment variable name, or def when it is unset or empty: the

@@ -14,12 +14,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/revtrack/revtrack/internal/bootstrap"
+	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/internal/clickhousex"
-	"github.com/revtrack/revtrack/internal/controlplane"
 	"github.com/revtrack/revtrack/internal/kafkax"
 	"github.com/revtrack/revtrack/internal/redisx"
 	"github.com/revtrack/revtrack/internal/testenv"
+	"github.com/revtrack/revtrack/schemas/bootstrap"
 )
 
 // Quiet discards logs.

@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/revtrack/revtrack/controlplane"
+	"github.com/revtrack/revtrack/devtools/partnerfake"
+)
+
+const (
+	demoSlug = "demo"
+	// demoPageAddr serves the demo page (`revtrack demo-page`); its origin is the demo source's
+	// allowed origin.
+	demoPageAddr   = "127.0.0.1:8090"
+	demoPageOrigin = "http://" + demoPageAddr
+	demoSourceName = "Upsell Wizard install page"
+)
+
+// demoCredentials is what `make run` prints so a developer can try tracking at once.
+type demoCredentials struct {
+	APIKey, PublicKey, PrivateKey string
+}
+
+var demoApps = []controlplane.App{
+	{ID: "demo-upsell", PlatformAppID: "gid://partners/App/1001", Name: "Upsell Wizard"},
+	{ID: "demo-reviews", PlatformAppID: "gid://partners/App/1002", Name: "Review Stars"},
+}
+
+// seedDemo makes sure the demo workspace, its apps, its owner and its tracking source exist, and
+// returns a new admin key and a new private key for the source. Each run creates a new, separately
+// revocable API key and rotates the source's private key, because keys are shown only once.
+func seedDemo(ctx context.Context, s *controlplane.Store, keys *controlplane.Keyring) (demoCredentials, error) {
+	var creds demoCredentials
+	apps, err := s.Apps(ctx)
+	if err != nil {
+		return creds, err
+	}
+	have := map[string]bool{}
+	for _, a := range apps {
+		have[a.ID] = true
+	}
+	var ids []string
+	for _, a := range demoApps {
+		ids = append(ids, a.ID)
+		if !have[a.ID] {
+			if err := s.PutApp(ctx, adminActor, a); err != nil {
+				return creds, err
+			}
+		}
+	}
+	w, err := s.WorkspaceBySlug(ctx, demoSlug)
+	if errors.Is(err, controlplane.ErrNotFound) {
+		if w, err = s.CreateWorkspace(ctx, adminActor, demoSlug, "Demo Apps Inc.", controlplane.StatusActive); err != nil {
+			return creds, err
+		}
+		if w, err = s.SetSelectedApps(ctx, adminActor, demoSlug, ids); err != nil {
+			return creds, err
+		}
+		if _, err := s.PutMember(ctx, adminActor, demoSlug, "owner@demo.example", controlplane.RoleOwner); err != nil {
+			return creds, err
+		}
+	} else if err != nil {
+		return creds, err
+	}
+	// The demo's platform data comes from the local fake partner API (`revtrack demo-partner-api`).
+	fake := partnerfake.DefaultServerConfig()
+	if _, err := s.Partners(keys).ConnectPartner(ctx, adminActor, demoSlug, fake.OrgID, fake.Tokens[0]); err != nil {
+		return creds, err
+	}
+	if err := excludeDemoShops(ctx, s, w.ID); err != nil {
+		return creds, err
+	}
+	if creds.APIKey, _, err = s.CreateAPIKey(ctx, adminActor, demoSlug, "make run "+time.Now().UTC().Format(time.RFC3339), controlplane.ScopeAdmin); err != nil {
+		return creds, err
+	}
+	srcs, err := s.Sources(ctx, w.ID)
+	if err != nil {
+		return creds, err
+	}
+	for _, src := range srcs {
+		if src.Name == demoSourceName {
+			src, creds.PrivateKey, err = s.RotatePrivateKey(ctx, adminActor, w.ID, src.ID)
+			creds.PublicKey = src.PublicKey
+			return creds, err
+		}
+	}
+	src, sk, err := s.CreateSource(ctx, adminActor, demoSlug, demoApps[0].ID, demoSourceName, []string{demoPageOrigin})
+	creds.PublicKey, creds.PrivateKey = src.PublicKey, sk
+	return creds, err
+}
+
+// demoExclusionReason marks the exclusions seed-demo makes.
+const demoExclusionReason = "demo data: flagged excluded in the fake partner data"
+
+// excludeDemoShops excludes, in every app, the shops the fake partner API's demo data flags as
+// excluded, so the demo shows the feature. A shop's flag does not depend on the data's end date,
+// so the data the partner API serves today has the same excluded shops. Shops that already have a
+// rule are left alone: an exclusion lifted by hand stays lifted.
+func excludeDemoShops(ctx context.Context, s *controlplane.Store, workspaceID string) error {
+	have, err := s.CustomerExclusions(ctx, workspaceID, true)
+	if err != nil {
+		return err
+	}
+	ruled := map[string]bool{}
+	for _, x := range have {
+		ruled[x.ShopDomain] = true
+	}
+	for _, shop := range partnerfake.Generate(partnerfake.DemoConfig(time.Now())).Shops {
+		if !shop.Excluded || ruled[shop.Domain] {
+			continue
+		}
+		if _, err := s.ExcludeCustomer(ctx, adminActor, workspaceID, shop.Domain, "", demoExclusionReason); err != nil {
+			return err
+		}
+	}
+	return nil
+}

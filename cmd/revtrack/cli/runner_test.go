@@ -1,0 +1,25 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/revtrack/revtrack/cmd/revtrack/cli"
+	"github.com/revtrack/revtrack/internal/clickhousex"
+	"github.com/revtrack/revtrack/internal/testenv"
+)
+
+// cliRunner returns a function that runs the revtrack command line against the database of chc and
+// a Redis key prefix of the test's own, returning its output, its logs and its exit code.
+func cliRunner(t *testing.T, chc clickhousex.Config) func(args ...string) (string, string, int) {
+	rc := testenv.RedisConfig(t)
+	return func(args ...string) (string, string, int) {
+		t.Helper()
+		var out, logs bytes.Buffer
+		args = append(args, "--clickhouse-addr", chc.Addr, "--clickhouse-database", chc.Database, "--redis-addr", rc.Addr,
+			"--redis-key-prefix", rc.KeyPrefix)
+		code := cli.Execute(context.Background(), args, &out, &logs)
+		return out.String(), logs.String(), code
+	}
+}
