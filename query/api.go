@@ -1,6 +1,6 @@
 // Package query is the read-only, key-authenticated edge for workspace users: the reporting REST API
-// under /api/v1 (and, with later issues, the MCP server at /api/mcp). It never writes and never
-// triggers a platform sync.
+// under /api/v1; the MCP server at /api/mcp (query/mcp) answers from the same service. It never writes
+// and never triggers a platform sync.
 package query
 
 import (
