@@ -3,10 +3,12 @@ package partnerfake
 import (
 	"encoding/json"
 	"fmt"
-	"math"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/vektah/gqlparser/v2/ast"
 )
 
 // gqlRequest is the JSON body of a GraphQL POST.
@@ -20,8 +22,7 @@ type gqlRequest struct {
 // (the response's key order follows the query, as GraphQL requires; Go maps would not).
 type execCtx struct {
 	srv   *Server
-	sch   *schema
-	doc   *document
+	sch   *ast.Schema
 	vars  map[string]any
 	floor int64 // history floor, seconds since the dataset base (records before it are hidden)
 	buf   []byte
@@ -38,7 +39,7 @@ func (s *Server) executeRequest(req *gqlRequest, version string, floor int64) []
 	if unstable {
 		sch = unstableSchema
 	}
-	doc, perr := parseDocument(req.Query)
+	doc, perr := parseQuery(req.Query)
 	if perr != nil {
 		return errorsOnly([]*gqlError{perr})
 	}
@@ -46,21 +47,21 @@ func (s *Server) executeRequest(req *gqlRequest, version string, floor int64) []
 	if oerr != nil {
 		return errorsOnly([]*gqlError{oerr})
 	}
-	if op.kind != "query" {
-		return errorsOnly([]*gqlError{{Message: fmt.Sprintf("The fake Partner API serves queries only; %s operations are not implemented", op.kind),
-			Locations: []pos{op.pos}}})
+	if op.Operation != ast.Query {
+		return errorsOnly([]*gqlError{{Message: fmt.Sprintf("The fake Partner API serves queries only; %s operations are not implemented", op.Operation),
+			Locations: []pos{posOf(op.Position)}}})
 	}
-	if errs := validate(sch, doc, op); len(errs) > 0 {
+	if errs := validate(sch, doc); len(errs) > 0 {
 		return errorsOnly(errs)
 	}
 	vars, verrs := coerceVariables(sch, op, req.Variables)
 	if len(verrs) > 0 {
 		return errorsOnly(verrs)
 	}
-	x := &execCtx{srv: s, sch: sch, doc: doc, vars: vars, floor: floor, style: s.cfg.AmountStyle, unstable: unstable}
+	x := &execCtx{srv: s, sch: sch, vars: vars, floor: floor, style: s.cfg.AmountStyle, unstable: unstable}
 	x.buf = append(make([]byte, 0, 64<<10), `{"data":`...)
 	start := len(x.buf)
-	if !x.object(sch.query, rootVal{}, op.sels, nil) {
+	if !x.object(sch.Query, rootVal{}, op.SelectionSet, nil) {
 		x.buf = append(x.buf[:start], "null"...)
 	}
 	if len(x.errs) > 0 {
@@ -70,17 +71,17 @@ func (s *Server) executeRequest(req *gqlRequest, version string, floor int64) []
 	return append(x.buf, '}')
 }
 
-func selectOperation(doc *document, name string) (*opDef, *gqlError) {
-	if name == "" {
-		if len(doc.ops) > 1 {
-			return nil, &gqlError{Message: "An operation name is required"}
-		}
-		return doc.ops[0], nil
+func selectOperation(doc *ast.QueryDocument, name string) (*ast.OperationDefinition, *gqlError) {
+	switch {
+	case len(doc.Operations) == 0:
+		return nil, &gqlError{Message: "No operations in document"}
+	case name == "" && len(doc.Operations) > 1:
+		return nil, &gqlError{Message: "An operation name is required"}
+	case name == "":
+		return doc.Operations[0], nil
 	}
-	for _, op := range doc.ops {
-		if op.name == name {
-			return op, nil
-		}
+	if op := doc.Operations.ForName(name); op != nil {
+		return op, nil
 	}
 	return nil, &gqlError{Message: fmt.Sprintf("No operation named %q", name)}
 }
@@ -89,141 +90,21 @@ func errorsOnly(errs []*gqlError) []byte {
 	return append(appendErrors([]byte(`{"errors":`), errs), '}')
 }
 
-// coerceVariables converts the request's JSON variables to Go values per their declared types.
-func coerceVariables(sch *schema, op *opDef, raw map[string]any) (map[string]any, []*gqlError) {
-	vars := map[string]any{}
-	var errs []*gqlError
-	for _, vd := range op.vars {
-		x, present := raw[vd.name]
-		if !present && vd.def != nil {
-			v, _ := coerceLiteral(sch, vd.def, vd.typ, nil)
-			vars[vd.name] = v
-			continue
-		}
-		if !present && !vd.typ.nonNull {
-			continue
-		}
-		v, problem := coerceJSON(sch, x, vd.typ)
-		if problem != "" {
-			errs = append(errs, &gqlError{
-				Message:    fmt.Sprintf("Variable $%s of type %s was provided invalid value", vd.name, describe(vd.typ)),
-				Locations:  []pos{vd.pos},
-				Extensions: []kv{{"value", x}, {"problems", []any{[]kv{{"path", []any{}}, {"explanation", problem}}}}},
-			})
-			continue
-		}
-		vars[vd.name] = v
-	}
-	return vars, errs
-}
-
-// coerceJSON converts one JSON value to an input type; the second result explains a failure.
-func coerceJSON(sch *schema, x any, t *typeRef) (any, string) {
-	if x == nil {
-		if t.nonNull {
-			return nil, "Expected value to not be null"
-		}
-		return nil, ""
-	}
-	if t.elem != nil {
-		arr, ok := x.([]any)
-		if !ok {
-			v, p := coerceJSON(sch, x, t.elem)
-			return []any{v}, p
-		}
-		out := make([]any, len(arr))
-		for i, e := range arr {
-			v, p := coerceJSON(sch, e, t.elem)
-			if p != "" {
-				return nil, p
-			}
-			out[i] = v
-		}
-		return out, ""
-	}
-	bad := fmt.Sprintf("Could not coerce value %s to %s", jsonText(x), t.name)
-	switch t.name {
-	case "Int":
-		if n, ok := x.(json.Number); ok {
-			if i, err := n.Int64(); err == nil && i >= math.MinInt32 && i <= math.MaxInt32 {
-				return int(i), ""
-			}
-		}
-	case "Float":
-		if n, ok := x.(json.Number); ok {
-			if f, err := n.Float64(); err == nil {
-				return f, ""
-			}
-		}
-	case "String", "Decimal", "Url":
-		if s, ok := x.(string); ok {
-			return s, ""
-		}
-	case "ID":
-		switch v := x.(type) {
-		case string:
-			return v, ""
-		case json.Number:
-			if _, err := v.Int64(); err == nil {
-				return v.String(), ""
-			}
-		}
-	case "Boolean":
-		if b, ok := x.(bool); ok {
-			return b, ""
-		}
-	case "DateTime":
-		if s, ok := x.(string); ok {
-			if tm, ok := parseDateTime(s); ok {
-				return tm, ""
-			}
-		}
-	default:
-		if et := sch.types[t.name]; et != nil && et.kind == kEnum {
-			if s, ok := x.(string); ok && et.enum[s] {
-				return s, ""
-			}
-			return nil, fmt.Sprintf("Expected %s to be one of: %s", jsonText(x), t.name)
-		}
-	}
-	return nil, bad
-}
-
-func jsonText(x any) string {
-	b, err := json.Marshal(x)
-	if err != nil {
-		return fmt.Sprint(x)
-	}
-	return string(b)
-}
-
-// parseDateTime accepts ISO-8601 date-times with a zone (as the API documents), including the
-// basic "+0000" offset some clients send, and, leniently, a zoneless date-time or a bare date
-// (taken as UTC).
-func parseDateTime(s string) (time.Time, bool) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999-0700", "2006-01-02T15:04:05.999999999", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), true
-		}
-	}
-	return time.Time{}, false
-}
-
 type collected struct {
 	key    string
-	fields []*fieldSel
+	fields []*ast.Field
 }
 
 // collect implements CollectFields: fields by response key in first-seen order, through fragments
 // whose type condition the runtime type satisfies, honouring @skip and @include.
-func (x *execCtx) collect(t *typeDef, sels []selection, out []collected, seenFrags map[string]bool) []collected {
+func (x *execCtx) collect(t *ast.Definition, sels ast.SelectionSet, out []collected, seenFrags map[string]bool) []collected {
 	for _, s := range sels {
 		switch s := s.(type) {
-		case *fieldSel:
-			if !x.included(s.dirs) {
+		case *ast.Field:
+			if !x.included(s.Directives) {
 				continue
 			}
-			k := s.key()
+			k := s.Alias
 			found := false
 			for i := range out {
 				if out[i].key == k {
@@ -233,38 +114,36 @@ func (x *execCtx) collect(t *typeDef, sels []selection, out []collected, seenFra
 				}
 			}
 			if !found {
-				out = append(out, collected{key: k, fields: []*fieldSel{s}})
+				out = append(out, collected{key: k, fields: []*ast.Field{s}})
 			}
-		case *inlineFrag:
-			if x.included(s.dirs) && x.applies(s.typeCond, t) {
-				out = x.collect(t, s.sels, out, seenFrags)
+		case *ast.InlineFragment:
+			if x.included(s.Directives) && applies(s.TypeCondition, t) {
+				out = x.collect(t, s.SelectionSet, out, seenFrags)
 			}
-		case *fragSpread:
-			f := x.doc.frags[s.name]
-			if seenFrags[s.name] || !x.included(s.dirs) || !x.applies(f.typeCond, t) {
+		case *ast.FragmentSpread:
+			f := s.Definition // resolved by validation
+			if seenFrags[s.Name] || !x.included(s.Directives) || !applies(f.TypeCondition, t) {
 				continue
 			}
-			seenFrags[s.name] = true
-			out = x.collect(t, f.sels, out, seenFrags)
+			seenFrags[s.Name] = true
+			out = x.collect(t, f.SelectionSet, out, seenFrags)
 		}
 	}
 	return out
 }
 
-func (x *execCtx) applies(cond string, t *typeDef) bool {
-	if cond == "" || cond == t.name {
-		return true
-	}
-	ct := x.sch.types[cond]
-	return ct != nil && ct.possible[t.name]
+// applies reports whether a type condition holds for the object type t: the schema has no
+// unions and no interface implementing another, so an object's own list of interfaces is all.
+func applies(cond string, t *ast.Definition) bool {
+	return cond == "" || cond == t.Name || slices.Contains(t.Interfaces, cond)
 }
 
-func (x *execCtx) included(dirs []*directive) bool {
+func (x *execCtx) included(dirs ast.DirectiveList) bool {
 	for _, d := range dirs {
-		for _, a := range d.args {
-			v, _ := coerceLiteral(x.sch, a.val, &typeRef{name: "Boolean"}, x.vars)
+		for _, a := range d.Arguments {
+			v, _ := coerceLiteral(x.sch, a.Value, booleanType, x.vars)
 			b, _ := v.(bool)
-			if d.name == "skip" && b || d.name == "include" && !b {
+			if d.Name == "skip" && b || d.Name == "include" && !b {
 				return false
 			}
 		}
@@ -274,7 +153,7 @@ func (x *execCtx) included(dirs []*directive) bool {
 
 // object writes one object; false means a non-null field below it failed and the null must
 // propagate to the parent.
-func (x *execCtx) object(t *typeDef, obj any, sels []selection, path []any) bool {
+func (x *execCtx) object(t *ast.Definition, obj any, sels ast.SelectionSet, path []any) bool {
 	fields := x.collect(t, sels, nil, map[string]bool{})
 	x.buf = append(x.buf, '{')
 	for i, c := range fields {
@@ -284,23 +163,23 @@ func (x *execCtx) object(t *typeDef, obj any, sels []selection, path []any) bool
 		x.buf = appendString(x.buf, c.key)
 		x.buf = append(x.buf, ':')
 		f := c.fields[0]
-		if f.name == "__typename" {
-			x.buf = appendString(x.buf, t.name)
+		if f.Name == "__typename" {
+			x.buf = appendString(x.buf, t.Name)
 			continue
 		}
-		fd := t.fields[f.name]
+		fd := t.Fields.ForName(f.Name)
 		fpath := with(path, c.key)
 		args := x.arguments(fd, f)
-		v, err := x.resolve(obj, f.name, args)
+		v, err := x.resolve(obj, f.Name, args)
 		if err != nil {
-			x.errs = append(x.errs, &gqlError{Message: err.Error(), Locations: []pos{f.pos}, Path: fpath})
+			x.errs = append(x.errs, &gqlError{Message: err.Error(), Locations: []pos{posOf(f.Position)}, Path: fpath})
 			v = nil
 		}
-		var sub []selection
+		var sub ast.SelectionSet
 		for _, cf := range c.fields {
-			sub = append(sub, cf.sels...)
+			sub = append(sub, cf.SelectionSet...)
 		}
-		if !x.complete(fd.typ, v, sub, fpath, t.name+"."+f.name, err != nil, f.pos) {
+		if !x.complete(fd.Type, v, sub, fpath, t.Name+"."+f.Name, err != nil, posOf(f.Position)) {
 			return false
 		}
 	}
@@ -308,34 +187,34 @@ func (x *execCtx) object(t *typeDef, obj any, sels []selection, path []any) bool
 	return true
 }
 
-func (x *execCtx) arguments(fd *fieldDef, f *fieldSel) map[string]any {
+func (x *execCtx) arguments(fd *ast.FieldDefinition, f *ast.Field) map[string]any {
 	args := map[string]any{}
-	for _, a := range f.args {
-		if ad := fd.args[a.name]; ad != nil {
-			if v, ok := coerceLiteral(x.sch, a.val, ad.typ, x.vars); ok && v != nil {
-				args[a.name] = v
+	for _, a := range f.Arguments {
+		if ad := fd.Arguments.ForName(a.Name); ad != nil {
+			if v, ok := coerceLiteral(x.sch, a.Value, ad.Type, x.vars); ok && v != nil {
+				args[a.Name] = v
 			}
 		}
 	}
-	for name, ad := range fd.args {
-		if _, ok := args[name]; !ok && ad.def != nil {
-			args[name], _ = coerceLiteral(x.sch, ad.def, ad.typ, nil)
+	for _, ad := range fd.Arguments {
+		if _, ok := args[ad.Name]; !ok && ad.DefaultValue != nil {
+			args[ad.Name], _ = coerceLiteral(x.sch, ad.DefaultValue, ad.Type, nil)
 		}
 	}
 	return args
 }
 
 // complete writes a resolved value per its declared type; false propagates a null upwards.
-func (x *execCtx) complete(t *typeRef, v any, sels []selection, path []any, fieldName string, reported bool, p pos) bool {
+func (x *execCtx) complete(t *ast.Type, v any, sels ast.SelectionSet, path []any, fieldName string, reported bool, p pos) bool {
 	start := len(x.buf)
-	if t.nonNull {
+	if t.NonNull {
 		if v == nil {
 			if !reported {
 				x.errs = append(x.errs, &gqlError{Message: "Cannot return null for non-nullable field " + fieldName, Locations: []pos{p}, Path: path})
 			}
 			return false
 		}
-		if !x.completeValue(t.nullable(), v, sels, path, fieldName, p) {
+		if !x.completeValue(nullableType(t), v, sels, path, fieldName, p) {
 			x.buf = x.buf[:start]
 			return false
 		}
@@ -351,26 +230,26 @@ func (x *execCtx) complete(t *typeRef, v any, sels []selection, path []any, fiel
 	return true
 }
 
-func (x *execCtx) completeValue(t *typeRef, v any, sels []selection, path []any, fieldName string, p pos) bool {
-	if t.elem != nil {
+func (x *execCtx) completeValue(t *ast.Type, v any, sels ast.SelectionSet, path []any, fieldName string, p pos) bool {
+	if t.Elem != nil {
 		items := v.([]any)
 		x.buf = append(x.buf, '[')
 		for i, item := range items {
 			if i > 0 {
 				x.buf = append(x.buf, ',')
 			}
-			if !x.complete(t.elem, item, sels, with(path, i), fieldName, false, p) {
+			if !x.complete(t.Elem, item, sels, with(path, i), fieldName, false, p) {
 				return false
 			}
 		}
 		x.buf = append(x.buf, ']')
 		return true
 	}
-	if x.sch.isLeaf(t.name) {
+	if x.sch.Types[t.NamedType].IsLeafType() {
 		x.buf = x.appendScalar(x.buf, v)
 		return true
 	}
-	return x.object(x.sch.types[typeOf(v)], v, sels, path)
+	return x.object(x.sch.Types[typeOf(v)], v, sels, path)
 }
 
 func (x *execCtx) appendScalar(b []byte, v any) []byte {

@@ -1,407 +1,464 @@
 package partnerfake
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
-	"strconv"
+	"slices"
 	"strings"
+
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+	"github.com/vektah/gqlparser/v2/lexer"
+	"github.com/vektah/gqlparser/v2/validator"
+	"github.com/vektah/gqlparser/v2/validator/core"
+	"github.com/vektah/gqlparser/v2/validator/rules"
 )
 
-// Static validation of the selected operation against the schema, with graphql-ruby's messages
-// and extension codes (the real API answers these as HTTP 200 with "errors" and no "data").
+// Static validation runs on gqlparser's walker, which resolves every field, argument, value and
+// fragment against the schema. The real API answers these errors as HTTP 200 with "errors" and
+// no "data", in graphql-ruby's words and extensions (README.md, "Selection sets are honoured"),
+// so the rules that clients meet are written here in those words; the library's own rules are
+// kept for the rest, with graphql-ruby's code. Its rule that fields can be merged is left out,
+// as documented.
+var partnerRules = rules.NewRules(
+	core.Rule{Name: "partnerFields", RuleFunc: fieldRules},
+	core.Rule{Name: "partnerFragments", RuleFunc: fragmentRules},
+	core.Rule{Name: "partnerDirectives", RuleFunc: directiveRules},
+	core.Rule{Name: "partnerVariables", RuleFunc: variableRules},
+	core.Rule{Name: "partnerFragmentCycles", RuleFunc: cycleRule},
+	rules.UniqueOperationNamesRule,
+	rules.LoneAnonymousOperationRule,
+	rules.UniqueDirectivesPerLocationRule,
+)
 
-type validator struct {
-	sch      *schema
-	doc      *document
-	op       *opDef
-	label    string
-	errs     []*gqlError
-	seen     map[string]bool
-	varDefs  map[string]*varDef
-	usedVars map[string]bool
-	visiting map[string]bool
+// libraryCodes are graphql-ruby's extensions.code for the library rules kept as they are.
+var libraryCodes = map[string]string{
+	rules.UniqueOperationNamesRule.Name:        "uniquelyNamedOperations",
+	rules.LoneAnonymousOperationRule.Name:      "uniquelyNamedOperations",
+	rules.UniqueDirectivesPerLocationRule.Name: "directiveNotUniqueForLocation",
 }
 
-func opLabel(op *opDef) string {
-	if op.name == "" {
-		return op.kind
-	}
-	return op.kind + " " + op.name
+// staticError is an error worded here; it rides in gqlerror.Error.Err through the validator.
+type staticError struct {
+	gqlError
+	where
 }
 
-func validate(sch *schema, doc *document, op *opDef) []*gqlError {
-	v := &validator{sch: sch, doc: doc, op: op, label: opLabel(op), seen: map[string]bool{},
-		varDefs: map[string]*varDef{}, usedVars: map[string]bool{}, visiting: map[string]bool{}}
-	for _, vd := range op.vars {
-		if v.varDefs[vd.name] != nil {
-			v.add(fmt.Sprintf("There can only be one variable named %q", vd.name), vd.pos, []any{v.label}, kv{"code", "variableNotUnique"}, kv{"variableName", vd.name})
-			continue
-		}
-		v.varDefs[vd.name] = vd
-		if t := sch.types[vd.typ.named()]; t == nil || (t.kind != kScalar && t.kind != kEnum) {
-			v.add(fmt.Sprintf("%s isn't a defined input type (on $%s)", vd.typ.named(), vd.name), vd.pos, []any{v.label},
-				kv{"code", "variableRequiresValidType"}, kv{"typeName", vd.typ.named()}, kv{"variableName", vd.name})
-		}
-	}
-	v.directives(op.dirs, []any{v.label})
-	v.selections(sch.query, op.sels, []any{v.label})
-	for _, vd := range op.vars {
-		if !v.usedVars[vd.name] {
-			v.add(fmt.Sprintf("Variable $%s is declared by %s but not used", vd.name, v.opName()), vd.pos, []any{v.label},
-				kv{"code", "variableNotUsed"}, kv{"variableName", vd.name})
-		}
-	}
-	used := map[string]bool{}
-	for _, o := range doc.ops {
-		doc.spreads(o.sels, used)
-	}
-	for _, f := range doc.order {
-		if !used[f.name] {
-			v.add(fmt.Sprintf("Fragment %s was defined, but not used", f.name), f.pos, []any{"fragment " + f.name},
-				kv{"code", "useAndDefineFragment"}, kv{"fragmentName", f.name})
-		}
-	}
-	return v.errs
+func (e *staticError) Error() string { return e.Message }
+
+// where places an error: at is its location and host the node whose path it carries. late is 1
+// for what graphql-ruby reports on leaving an operation and 2 on leaving the document, which come
+// after the others. back moves the location to the token before at: gqlparser places fragments
+// and directives at their name, graphql-ruby at the "..." or "@" before it.
+type where struct {
+	at, host *ast.Position
+	late     int
+	back     bool
 }
 
-func (v *validator) opName() string {
-	if v.op.name == "" {
-		return "anonymous " + v.op.kind
-	}
-	return v.op.name
+func on(p *ast.Position) where { return where{at: p, host: p} }
+
+func behind(p *ast.Position) where { return where{at: p, host: p, back: true} }
+
+func report(add core.AddErrFunc, w where, msg string, ext ...kv) {
+	add(func(e *gqlerror.Error) {
+		e.Message = msg
+		e.Err = &staticError{gqlError{Message: msg, Locations: []pos{posOf(w.at)}, Extensions: ext}, w}
+	})
 }
 
-// spreads collects the fragments a selection set uses, through nested fragments.
-func (d *document) spreads(sels []selection, used map[string]bool) {
-	for _, s := range sels {
-		switch s := s.(type) {
-		case *fieldSel:
-			d.spreads(s.sels, used)
-		case *inlineFrag:
-			d.spreads(s.sels, used)
-		case *fragSpread:
-			if !used[s.name] {
-				used[s.name] = true
-				if f := d.frags[s.name]; f != nil {
-					d.spreads(f.sels, used)
+func validate(sch *ast.Schema, doc *ast.QueryDocument) []*gqlError {
+	found := validator.ValidateWithRules(sch, doc, partnerRules)
+	if len(found) == 0 {
+		return nil
+	}
+	paths := responsePaths(doc)
+	var before map[pos]pos
+	seen := map[string]bool{}
+	var errs []*staticError
+	for _, e := range found {
+		var se *staticError
+		if !errors.As(e.Err, &se) {
+			se = &staticError{gqlError: gqlError{Message: e.Message, Extensions: []kv{{"code", libraryCodes[e.Rule]}}}}
+			for _, l := range e.Locations {
+				se.Locations = append(se.Locations, pos{l.Line, l.Column})
+			}
+		}
+		if se.back {
+			if before == nil {
+				before = tokenBefore(se.at.Src)
+			}
+			if p, ok := before[se.Locations[0]]; ok {
+				se.Locations[0] = p
+			}
+		}
+		// The walker visits a fragment once per operation spreading it and once on its own.
+		if key := fmt.Sprint(se.Message, se.Locations); !seen[key] {
+			seen[key] = true
+			se.Path = paths[se.host]
+			errs = append(errs, se)
+		}
+	}
+	slices.SortStableFunc(errs, func(a, b *staticError) int {
+		var pa, pb pos
+		if len(a.Locations) > 0 && len(b.Locations) > 0 {
+			pa, pb = a.Locations[0], b.Locations[0]
+		}
+		return cmp.Or(cmp.Compare(a.late, b.late), cmp.Compare(pa.line, pb.line), cmp.Compare(pa.col, pb.col))
+	})
+	out := make([]*gqlError, len(errs))
+	for i, e := range errs {
+		out[i] = &e.gqlError
+	}
+	return out
+}
+
+// tokenBefore maps each token's position to the position of the token before it.
+func tokenBefore(src *ast.Source) map[pos]pos {
+	m := map[pos]pos{}
+	lx := lexer.New(src)
+	var prev pos
+	for {
+		tok, err := lx.ReadToken()
+		if err != nil || tok.Kind == lexer.EOF {
+			return m
+		}
+		if tok.Kind != lexer.Comment {
+			m[posOf(&tok.Pos)], prev = prev, posOf(&tok.Pos)
+		}
+	}
+}
+
+// responsePaths gives the path graphql-ruby reports for each node an error can point at: the
+// operation ("query Q") or fragment ("fragment F") then response keys, "... on T" and "... F".
+// A directive carries the path of what it is on.
+func responsePaths(doc *ast.QueryDocument) map[*ast.Position][]any {
+	m := map[*ast.Position][]any{}
+	dirs := func(ds ast.DirectiveList, path []any) {
+		for _, d := range ds {
+			m[d.Position] = path
+		}
+	}
+	var sels func(ss ast.SelectionSet, path []any)
+	sels = func(ss ast.SelectionSet, path []any) {
+		for _, s := range ss {
+			switch s := s.(type) {
+			case *ast.Field:
+				p := with(path, s.Alias)
+				m[s.Position] = p
+				dirs(s.Directives, p)
+				sels(s.SelectionSet, p)
+			case *ast.InlineFragment:
+				label := "..."
+				if s.TypeCondition != "" {
+					label = "... on " + s.TypeCondition
 				}
+				m[s.Position] = with(path, label)
+				dirs(s.Directives, path)
+				sels(s.SelectionSet, with(path, label))
+			case *ast.FragmentSpread:
+				m[s.Position] = with(path, "... "+s.Name)
+				dirs(s.Directives, path)
 			}
 		}
 	}
-}
-
-func (v *validator) add(msg string, p pos, path []any, ext ...kv) {
-	key := msg + fmt.Sprint(p)
-	if v.seen[key] {
-		return
+	for _, op := range doc.Operations {
+		p := []any{string(op.Operation)}
+		if op.Name != "" {
+			p[0] = string(op.Operation) + " " + op.Name
+		}
+		m[op.Position] = p
+		dirs(op.Directives, p)
+		for _, vd := range op.VariableDefinitions {
+			dirs(vd.Directives, p)
+		}
+		sels(op.SelectionSet, p)
 	}
-	v.seen[key] = true
-	v.errs = append(v.errs, &gqlError{Message: msg, Locations: []pos{p}, Path: append([]any(nil), path...), Extensions: ext})
+	for _, f := range doc.Fragments {
+		p := []any{"fragment " + f.Name}
+		m[f.Position] = p
+		dirs(f.Directives, p)
+		sels(f.SelectionSet, p)
+	}
+	return m
 }
 
 func with(path []any, el any) []any { return append(append([]any(nil), path...), el) }
 
-func (v *validator) selections(parent *typeDef, sels []selection, path []any) {
-	for _, s := range sels {
-		switch s := s.(type) {
-		case *fieldSel:
-			v.field(parent, s, with(path, s.key()))
-		case *inlineFrag:
-			label := "..."
-			cond := parent
-			if s.typeCond != "" {
-				label = "... on " + s.typeCond
-				if cond = v.condition(s.typeCond, parent, "Fragment", s.pos, with(path, label)); cond == nil {
-					continue
+func opName(op *ast.OperationDefinition) string {
+	if op.Name == "" {
+		return "anonymous " + string(op.Operation)
+	}
+	return op.Name
+}
+
+func fieldRules(obs *core.Events, add core.AddErrFunc) {
+	obs.OnField(func(w *core.Walker, f *ast.Field) {
+		parent := f.ObjectDefinition
+		if parent == nil || !parent.IsCompositeType() || namedType(w.Schema, parent.Name) == nil {
+			return // inside something already reported: an unknown field, type or a leaf
+		}
+		at := f.Position
+		if f.Name == "__typename" {
+			if len(f.SelectionSet) > 0 {
+				report(add, on(at), fmt.Sprintf("Selections can't be made on scalars (field '__typename' returns String but has selections [%s])", selNames(f.SelectionSet)),
+					kv{"code", "selectionMismatch"}, kv{"nodeName", "field '__typename'"}, kv{"typeName", "String"})
+			}
+			return
+		}
+		fd := f.Definition
+		if fd == nil || strings.HasPrefix(f.Name, "__") {
+			report(add, on(at), fmt.Sprintf("Field '%s' doesn't exist on type '%s'", f.Name, parent.Name),
+				kv{"code", "undefinedField"}, kv{"typeName", parent.Name}, kv{"fieldName", f.Name})
+			return
+		}
+		arguments(w, add, f)
+		named := w.Schema.Types[fd.Type.Name()]
+		switch {
+		case named.IsLeafType():
+			if len(f.SelectionSet) > 0 {
+				kind := "scalars"
+				if named.Kind == ast.Enum {
+					kind = "enums"
 				}
+				report(add, on(at), fmt.Sprintf("Selections can't be made on %s (field '%s' returns %s but has selections [%s])", kind, f.Name, named.Name, selNames(f.SelectionSet)),
+					kv{"code", "selectionMismatch"}, kv{"nodeName", "field '" + f.Name + "'"}, kv{"typeName", named.Name})
 			}
-			v.directives(s.dirs, path)
-			v.selections(cond, s.sels, with(path, label))
-		case *fragSpread:
-			v.directives(s.dirs, path)
-			f := v.doc.frags[s.name]
-			if f == nil {
-				v.add(fmt.Sprintf("Fragment %s was used, but not defined", s.name), s.pos, with(path, "... "+s.name),
-					kv{"code", "useAndDefineFragment"}, kv{"fragmentName", s.name})
-				continue
-			}
-			if v.visiting[s.name] {
-				v.add(fmt.Sprintf("Fragment %s contains an infinite loop", s.name), f.pos, []any{"fragment " + s.name},
-					kv{"code", "infiniteLoop"}, kv{"fragmentName", s.name})
-				continue
-			}
-			cond := v.condition(f.typeCond, parent, "Fragment "+s.name, s.pos, with(path, "... "+s.name))
-			if cond == nil {
-				continue
-			}
-			v.visiting[s.name] = true
-			v.directives(f.dirs, []any{"fragment " + s.name})
-			v.selections(cond, f.sels, []any{"fragment " + s.name})
-			delete(v.visiting, s.name)
+		case len(f.SelectionSet) == 0:
+			report(add, on(at), fmt.Sprintf("Field must have selections (field '%s' returns %s but has no selections. Did you mean '%s { ... }'?)", f.Name, fd.Type, f.Name),
+				kv{"code", "selectionMismatch"}, kv{"nodeName", "field '" + f.Name + "'"}, kv{"typeName", named.Name})
 		}
-	}
+	})
 }
 
-// condition resolves a fragment's type condition and checks it can apply inside parent.
-func (v *validator) condition(name string, parent *typeDef, what string, p pos, path []any) *typeDef {
-	t := v.sch.types[name]
-	switch {
-	case t == nil:
-		v.add(fmt.Sprintf("No such type %s, so it can't be a fragment condition", name), p, path,
-			kv{"code", "undefinedType"}, kv{"typeName", name})
-		return nil
-	case t.kind != kObject && t.kind != kInterface:
-		v.add(fmt.Sprintf("Invalid fragment on type %s (must be Union, Interface or Object)", name), p, path,
-			kv{"code", "fragmentOnNonCompositeType"}, kv{"typeName", name})
-		return nil
-	case !v.sch.overlaps(t, parent):
-		v.add(fmt.Sprintf("%s on %s can't be spread inside %s", what, name, parent.name), p, path,
-			kv{"code", "cannotSpreadFragment"}, kv{"typeName", name}, kv{"parentName", parent.name})
-		return nil
-	}
-	return t
-}
-
-func (v *validator) field(parent *typeDef, f *fieldSel, path []any) {
-	v.directives(f.dirs, path)
-	if f.name == "__typename" {
-		if f.hasSels {
-			v.add(fmt.Sprintf("Selections can't be made on scalars (field '__typename' returns String but has selections [%s])", selNames(f.sels)),
-				f.pos, path, kv{"code", "selectionMismatch"}, kv{"nodeName", "field '__typename'"}, kv{"typeName", "String"})
-		}
-		return
-	}
-	fd := parent.fields[f.name]
-	if fd == nil {
-		v.add(fmt.Sprintf("Field '%s' doesn't exist on type '%s'", f.name, parent.name), f.pos, path,
-			kv{"code", "undefinedField"}, kv{"typeName", parent.name}, kv{"fieldName", f.name})
-		return
-	}
-	v.arguments(fd, f, path)
-	named := v.sch.types[fd.typ.named()]
-	switch {
-	case named.kind == kScalar || named.kind == kEnum:
-		if f.hasSels {
-			kind := "scalars"
-			if named.kind == kEnum {
-				kind = "enums"
-			}
-			v.add(fmt.Sprintf("Selections can't be made on %s (field '%s' returns %s but has selections [%s])", kind, f.name, named.name, selNames(f.sels)),
-				f.pos, path, kv{"code", "selectionMismatch"}, kv{"nodeName", "field '" + f.name + "'"}, kv{"typeName", named.name})
-		}
-	case !f.hasSels:
-		v.add(fmt.Sprintf("Field must have selections (field '%s' returns %s but has no selections. Did you mean '%s { ... }'?)", f.name, describe(fd.typ), f.name),
-			f.pos, path, kv{"code", "selectionMismatch"}, kv{"nodeName", "field '" + f.name + "'"}, kv{"typeName", named.name})
-	default:
-		v.selections(named, f.sels, path)
-	}
-}
-
-func selNames(sels []selection) string {
+func selNames(sels ast.SelectionSet) string {
 	var names []string
 	for _, s := range sels {
-		if f, ok := s.(*fieldSel); ok {
-			names = append(names, f.name)
+		if f, ok := s.(*ast.Field); ok {
+			names = append(names, f.Name)
 		}
 	}
 	return strings.Join(names, ", ")
 }
 
-func (v *validator) arguments(fd *fieldDef, f *fieldSel, path []any) {
+func arguments(w *core.Walker, add core.AddErrFunc, f *ast.Field) {
 	given := map[string]bool{}
-	for _, a := range f.args {
-		if given[a.name] {
-			v.add(fmt.Sprintf("There can be only one argument named %q", a.name), a.pos, path, kv{"code", "argumentNotUnique"}, kv{"name", a.name})
+	for _, a := range f.Arguments {
+		if given[a.Name] {
+			report(add, where{at: a.Position, host: f.Position}, fmt.Sprintf("There can be only one argument named %q", a.Name), kv{"code", "argumentNotUnique"}, kv{"name", a.Name})
 			continue
 		}
-		given[a.name] = true
-		ad := fd.args[a.name]
+		given[a.Name] = true
+		ad := f.Definition.Arguments.ForName(a.Name)
 		if ad == nil {
-			v.add(fmt.Sprintf("Field '%s' doesn't accept argument '%s'", f.name, a.name), a.pos, path,
-				kv{"code", "argumentNotAccepted"}, kv{"name", f.name}, kv{"typeName", "Field"}, kv{"argumentName", a.name})
+			report(add, where{at: a.Position, host: f.Position}, fmt.Sprintf("Field '%s' doesn't accept argument '%s'", f.Name, a.Name),
+				kv{"code", "argumentNotAccepted"}, kv{"name", f.Name}, kv{"typeName", "Field"}, kv{"argumentName", a.Name})
 			continue
 		}
-		v.argValue(a, ad, f.name, path)
+		if !literalOK(w, add, a.Value, ad.Type, ad.DefaultValue != nil, a.Name, f.Position) {
+			report(add, where{at: a.Position, host: f.Position}, fmt.Sprintf("Argument '%s' on Field '%s' has an invalid value (%s). Expected type '%s'.", a.Name, f.Name, literal(a.Value), ad.Type),
+				kv{"code", "argumentLiteralsIncompatible"}, kv{"typeName", "Field"}, kv{"argumentName", a.Name})
+		}
 	}
 	var missing []string
-	for _, name := range fd.argOrder {
-		ad := fd.args[name]
-		if ad.typ.nonNull && ad.def == nil && !given[name] {
-			missing = append(missing, name)
+	for _, ad := range f.Definition.Arguments {
+		if ad.Type.NonNull && ad.DefaultValue == nil && !given[ad.Name] {
+			missing = append(missing, ad.Name)
 		}
 	}
 	if len(missing) > 0 {
-		v.add(fmt.Sprintf("Field '%s' is missing required arguments: %s", f.name, strings.Join(missing, ", ")), f.pos, path,
-			kv{"code", "missingRequiredArguments"}, kv{"className", "Field"}, kv{"name", f.name}, kv{"arguments", strings.Join(missing, ", ")})
-	}
-}
-
-func (v *validator) argValue(a *argument, ad *argDef, fieldName string, path []any) {
-	ok := v.literalOK(a.val, ad.typ, ad.def != nil, a.name, path)
-	if !ok {
-		v.add(fmt.Sprintf("Argument '%s' on Field '%s' has an invalid value (%s). Expected type '%s'.", a.name, fieldName, a.val, describe(ad.typ)),
-			a.pos, path, kv{"code", "argumentLiteralsIncompatible"}, kv{"typeName", "Field"}, kv{"argumentName", a.name})
+		list := strings.Join(missing, ", ")
+		report(add, on(f.Position), fmt.Sprintf("Field '%s' is missing required arguments: %s", f.Name, list),
+			kv{"code", "missingRequiredArguments"}, kv{"className", "Field"}, kv{"name", f.Name}, kv{"arguments", list})
 	}
 }
 
 // literalOK checks a literal against an input type; variables are checked for declaration and
 // type compatibility instead (and reported separately).
-func (v *validator) literalOK(val *value, t *typeRef, locDefault bool, argName string, path []any) bool {
-	if val.kind == vVar {
-		v.usedVars[val.s] = true
-		vd := v.varDefs[val.s]
+func literalOK(w *core.Walker, add core.AddErrFunc, val *ast.Value, t *ast.Type, locDefault bool, argName string, host *ast.Position) bool {
+	if val.Kind == ast.Variable {
+		op := w.CurrentOperation
+		if op == nil {
+			return true // a fragment walked on its own: each operation spreading it checks its variables
+		}
+		vd := op.VariableDefinitions.ForName(val.Raw)
 		if vd == nil {
-			v.add(fmt.Sprintf("Variable $%s is used by %s but not declared", val.s, v.opName()), val.pos, path,
-				kv{"code", "variableNotDefined"}, kv{"variableName", val.s})
+			report(add, where{at: val.Position, host: host}, fmt.Sprintf("Variable $%s is used by %s but not declared", val.Raw, opName(op)),
+				kv{"code", "variableNotDefined"}, kv{"variableName", val.Raw})
 			return true
 		}
-		if msg := varCompatible(vd.typ, t, locDefault || vd.def != nil); msg != "" {
-			v.add(fmt.Sprintf("%s on variable $%s and argument %s (%s / %s)", msg, val.s, argName, describe(vd.typ), describe(t)),
-				val.pos, path, kv{"code", "variableMismatch"}, kv{"variableName", val.s}, kv{"typeName", describe(vd.typ)},
+		if msg := varCompatible(vd.Type, t, locDefault || vd.DefaultValue != nil); msg != "" {
+			report(add, where{at: val.Position, host: host}, fmt.Sprintf("%s on variable $%s and argument %s (%s / %s)", msg, val.Raw, argName, vd.Type, t),
+				kv{"code", "variableMismatch"}, kv{"variableName", val.Raw}, kv{"typeName", vd.Type.String()},
 				kv{"argumentName", argName}, kv{"errorMessage", msg})
 		}
 		return true
 	}
-	if val.kind == vNull {
-		return !t.nonNull
+	if val.Kind == ast.NullValue {
+		return !t.NonNull
 	}
-	if t.elem != nil {
-		if val.kind != vList {
-			return v.literalOK(val, t.elem, false, argName, path)
+	if t.Elem != nil {
+		if val.Kind != ast.ListValue {
+			return literalOK(w, add, val, t.Elem, false, argName, host)
 		}
-		for _, e := range val.list {
-			if !v.literalOK(e, t.elem, false, argName, path) {
+		for _, c := range val.Children {
+			if !literalOK(w, add, c.Value, t.Elem, false, argName, host) {
 				return false
 			}
 		}
 		return true
 	}
-	_, ok := coerceLiteral(v.sch, val, t, nil)
+	_, ok := coerceLiteral(w.Schema, val, t, nil)
 	return ok
 }
 
-// varCompatible implements "All Variable Usages Are Allowed": "" when allowed, else the kind of
-// mismatch as graphql-ruby words it.
-func varCompatible(vt, lt *typeRef, hasDefault bool) string {
-	if lt.nonNull && !vt.nonNull {
-		if !hasDefault {
-			return "Nullability mismatch"
-		}
-		lt = lt.nullable()
-	}
-	return typesCompatible(vt, lt)
-}
-
-func typesCompatible(vt, lt *typeRef) string {
-	if lt.nonNull {
-		if !vt.nonNull {
-			return "Nullability mismatch"
-		}
-		return typesCompatible(vt.nullable(), lt.nullable())
-	}
-	if vt.nonNull {
-		return typesCompatible(vt.nullable(), lt)
-	}
-	if lt.elem != nil {
-		if vt.elem == nil {
-			return "List dimension mismatch"
-		}
-		return typesCompatible(vt.elem, lt.elem)
-	}
-	if vt.elem != nil {
-		return "List dimension mismatch"
-	}
-	if vt.name != lt.name {
-		return "Type mismatch"
-	}
-	return ""
-}
-
-func (v *validator) directives(dirs []*directive, path []any) {
-	for _, d := range dirs {
-		if d.name != "include" && d.name != "skip" {
-			v.add(fmt.Sprintf("Directive @%s is not defined", d.name), d.pos, path, kv{"code", "undefinedDirective"}, kv{"directiveName", d.name})
-			continue
+// directiveRules: the executor honours @skip and @include, so they are the only directives.
+func directiveRules(obs *core.Events, add core.AddErrFunc) {
+	obs.OnDirective(func(w *core.Walker, d *ast.Directive) {
+		at := d.Position
+		if d.Name != "include" && d.Name != "skip" {
+			report(add, behind(at), fmt.Sprintf("Directive @%s is not defined", d.Name), kv{"code", "undefinedDirective"}, kv{"directiveName", d.Name})
+			return
 		}
 		found := false
-		for _, a := range d.args {
-			if a.name != "if" {
-				v.add(fmt.Sprintf("Directive '@%s' doesn't accept argument '%s'", d.name, a.name), a.pos, path,
-					kv{"code", "argumentNotAccepted"}, kv{"name", d.name}, kv{"typeName", "Directive"}, kv{"argumentName", a.name})
+		for _, a := range d.Arguments {
+			if a.Name != "if" {
+				report(add, where{at: a.Position, host: at}, fmt.Sprintf("Directive '@%s' doesn't accept argument '%s'", d.Name, a.Name),
+					kv{"code", "argumentNotAccepted"}, kv{"name", d.Name}, kv{"typeName", "Directive"}, kv{"argumentName", a.Name})
 				continue
 			}
 			found = true
-			if !v.literalOK(a.val, &typeRef{name: "Boolean", nonNull: true}, false, "if", path) {
-				v.add(fmt.Sprintf("Argument 'if' on Directive '%s' has an invalid value (%s). Expected type 'Boolean!'.", d.name, a.val),
-					a.pos, path, kv{"code", "argumentLiteralsIncompatible"}, kv{"typeName", "Directive"}, kv{"argumentName", "if"})
+			if !literalOK(w, add, a.Value, nonNullBoolean, false, "if", at) {
+				report(add, where{at: a.Position, host: at}, fmt.Sprintf("Argument 'if' on Directive '%s' has an invalid value (%s). Expected type 'Boolean!'.", d.Name, literal(a.Value)),
+					kv{"code", "argumentLiteralsIncompatible"}, kv{"typeName", "Directive"}, kv{"argumentName", "if"})
 			}
 		}
 		if !found {
-			v.add(fmt.Sprintf("Directive '@%s' is missing required arguments: if", d.name), d.pos, path,
-				kv{"code", "missingRequiredArguments"}, kv{"className", "Directive"}, kv{"name", d.name}, kv{"arguments", "if"})
+			report(add, behind(at), fmt.Sprintf("Directive '@%s' is missing required arguments: if", d.Name),
+				kv{"code", "missingRequiredArguments"}, kv{"className", "Directive"}, kv{"name", d.Name}, kv{"arguments", "if"})
 		}
+	})
+}
+
+func fragmentRules(obs *core.Events, add core.AddErrFunc) {
+	used, defined := map[string]bool{}, map[string]bool{}
+	obs.OnInlineFragment(func(w *core.Walker, f *ast.InlineFragment) {
+		if f.TypeCondition != "" {
+			condition(w, add, f.TypeCondition, f.ObjectDefinition, "Fragment", f.Position)
+		}
+	})
+	obs.OnFragmentSpread(func(w *core.Walker, s *ast.FragmentSpread) {
+		if w.CurrentOperation != nil {
+			used[s.Name] = true
+		}
+		if s.Definition == nil {
+			report(add, behind(s.Position), fmt.Sprintf("Fragment %s was used, but not defined", s.Name),
+				kv{"code", "useAndDefineFragment"}, kv{"fragmentName", s.Name})
+			return
+		}
+		condition(w, add, s.Definition.TypeCondition, s.ObjectDefinition, "Fragment "+s.Name, s.Position)
+	})
+	// Fragment definitions are walked after every operation, so used is complete by then.
+	obs.OnFragment(func(w *core.Walker, f *ast.FragmentDefinition) {
+		if defined[f.Name] {
+			report(add, on(f.Position), fmt.Sprintf("Fragment name %q must be unique", f.Name),
+				kv{"code", "fragmentNotUnique"}, kv{"fragmentName", f.Name})
+		}
+		defined[f.Name] = true
+		if !used[f.Name] {
+			report(add, where{at: f.Position, host: f.Position, late: 2}, fmt.Sprintf("Fragment %s was defined, but not used", f.Name),
+				kv{"code", "useAndDefineFragment"}, kv{"fragmentName", f.Name})
+		}
+	})
+}
+
+// condition checks a fragment's type condition and that it can apply inside parent.
+func condition(w *core.Walker, add core.AddErrFunc, name string, parent *ast.Definition, what string, at *ast.Position) {
+	if parent == nil || !parent.IsCompositeType() {
+		return
+	}
+	t := namedType(w.Schema, name)
+	switch {
+	case t == nil:
+		report(add, behind(at), fmt.Sprintf("No such type %s, so it can't be a fragment condition", name),
+			kv{"code", "undefinedType"}, kv{"typeName", name})
+	case !t.IsCompositeType():
+		report(add, behind(at), fmt.Sprintf("Invalid fragment on type %s (must be Union, Interface or Object)", name),
+			kv{"code", "fragmentOnNonCompositeType"}, kv{"typeName", name})
+	case !overlaps(w.Schema, t, parent):
+		report(add, behind(at), fmt.Sprintf("%s on %s can't be spread inside %s", what, name, parent.Name),
+			kv{"code", "cannotSpreadFragment"}, kv{"typeName", name}, kv{"parentName", parent.Name})
 	}
 }
 
-// coerceLiteral turns a literal (variables resolved from vars) into a Go value for a named or list
-// input type: int, float64, string, bool, time.Time, []any or nil.
-func coerceLiteral(sch *schema, val *value, t *typeRef, vars map[string]any) (any, bool) {
-	if val.kind == vVar {
-		x, present := vars[val.s]
-		if !present || x == nil {
-			return nil, !t.nonNull || present && x != nil
+// overlaps reports whether two composite types share a concrete object type.
+func overlaps(sch *ast.Schema, a, b *ast.Definition) bool {
+	concrete := func(d *ast.Definition) []*ast.Definition {
+		if d.Kind == ast.Object {
+			return []*ast.Definition{d}
 		}
-		return x, true
+		return sch.GetPossibleTypes(d)
 	}
-	if val.kind == vNull {
-		return nil, !t.nonNull
-	}
-	if t.elem != nil {
-		if val.kind != vList {
-			x, ok := coerceLiteral(sch, val, t.elem, vars)
-			return []any{x}, ok
+	for _, x := range concrete(a) {
+		if slices.Contains(concrete(b), x) {
+			return true
 		}
-		out := make([]any, len(val.list))
-		for i, e := range val.list {
-			x, ok := coerceLiteral(sch, e, t.elem, vars)
-			if !ok {
-				return nil, false
+	}
+	return false
+}
+
+// cycleRule reports a fragment that spreads itself, directly or through others, once per
+// cycle: at the fragment the operation entered the cycle by.
+func cycleRule(obs *core.Events, add core.AddErrFunc) {
+	obs.OnOperation(func(w *core.Walker, op *ast.OperationDefinition) {
+		state := map[string]int{} // 1 while being visited, 2 once done
+		var visit func(ss ast.SelectionSet)
+		visit = func(ss ast.SelectionSet) {
+			for _, s := range ss {
+				switch s := s.(type) {
+				case *ast.Field:
+					visit(s.SelectionSet)
+				case *ast.InlineFragment:
+					visit(s.SelectionSet)
+				case *ast.FragmentSpread:
+					f := s.Definition
+					switch {
+					case f == nil || state[f.Name] == 2:
+					case state[f.Name] == 1:
+						report(add, on(f.Position), fmt.Sprintf("Fragment %s contains an infinite loop", f.Name),
+							kv{"code", "infiniteLoop"}, kv{"fragmentName", f.Name})
+					default:
+						state[f.Name] = 1
+						visit(f.SelectionSet)
+						state[f.Name] = 2
+					}
+				}
 			}
-			out[i] = x
 		}
-		return out, true
-	}
-	switch t.name {
-	case "Int":
-		if val.kind == vInt {
-			n, err := strconv.ParseInt(val.s, 10, 32)
-			return int(n), err == nil
+		visit(op.SelectionSet)
+	})
+}
+
+// variableRules runs when the walker leaves an operation, when every use of its variables has
+// marked them used.
+func variableRules(obs *core.Events, add core.AddErrFunc) {
+	obs.OnOperation(func(w *core.Walker, op *ast.OperationDefinition) {
+		for _, vd := range op.VariableDefinitions {
+			name := vd.Variable
+			if op.VariableDefinitions.ForName(name) != vd {
+				report(add, where{at: vd.Position, host: op.Position}, fmt.Sprintf("There can only be one variable named %q", name),
+					kv{"code", "variableNotUnique"}, kv{"variableName", name})
+				continue
+			}
+			if t := namedType(w.Schema, vd.Type.Name()); t == nil || !t.IsInputType() {
+				report(add, where{at: vd.Position, host: op.Position}, fmt.Sprintf("%s isn't a defined input type (on $%s)", vd.Type.Name(), name),
+					kv{"code", "variableRequiresValidType"}, kv{"typeName", vd.Type.Name()}, kv{"variableName", name})
+			}
+			if !vd.Used {
+				report(add, where{at: vd.Position, host: op.Position, late: 1}, fmt.Sprintf("Variable $%s is declared by %s but not used", name, opName(op)),
+					kv{"code", "variableNotUsed"}, kv{"variableName", name})
+			}
 		}
-	case "Float":
-		if val.kind == vInt || val.kind == vFloat {
-			f, err := strconv.ParseFloat(val.s, 64)
-			return f, err == nil
-		}
-	case "String", "Decimal", "Url":
-		if val.kind == vString {
-			return val.s, true
-		}
-	case "ID":
-		if val.kind == vString || val.kind == vInt {
-			return val.s, true
-		}
-	case "Boolean":
-		if val.kind == vBool {
-			return val.s == "true", true
-		}
-	case "DateTime":
-		if val.kind == vString {
-			tm, ok := parseDateTime(val.s)
-			return tm, ok
-		}
-	default:
-		if et := sch.types[t.name]; et != nil && et.kind == kEnum && val.kind == vEnum && et.enum[val.s] {
-			return val.s, true
-		}
-	}
-	return nil, false
+	})
 }
