@@ -15,29 +15,6 @@ import (
 	"github.com/revtrack/revtrack/schemas"
 )
 
-// collectRequest is what tracker.js posts to /v1/collect (see ingest/tracker/README.md).
-type collectRequest struct {
-	Key   string            `json:"key"`
-	Batch []json.RawMessage `json:"batch"`
-}
-
-// browserEventIn is one event as the browser sends it.
-type browserEventIn struct {
-	EventID       string                   `json:"eventId"`
-	Name          string                   `json:"name"`
-	OccurredAt    string                   `json:"occurredAt"`
-	AcquisitionID string                   `json:"acquisitionId"`
-	SessionID     string                   `json:"sessionId"`
-	Returning     bool                     `json:"returning"`
-	URL           string                   `json:"url"`
-	Path          string                   `json:"path"`
-	Title         string                   `json:"title"`
-	Referrer      string                   `json:"referrer"`
-	FirstTouch    schemas.FirstTouch       `json:"firstTouch"`
-	Platform      *schemas.PlatformContext `json:"platform"`
-	Properties    json.RawMessage          `json:"properties"`
-}
-
 // CollectResponse is the 202 body. Rejected events are reported, not retried: resending a malformed
 // event cannot succeed, and a browser that retries it only adds load (a retry storm).
 type CollectResponse struct {
@@ -70,7 +47,7 @@ func truncate(s string, n int) string {
 // decodeBrowserEvent validates one event. Long free text is truncated rather than refused; what
 // cannot be interpreted (IDs, names, times) is refused.
 func decodeBrowserEvent(raw json.RawMessage, now time.Time, maxSkew time.Duration) (schemas.BrowserEvent, error) {
-	var in browserEventIn
+	var in schemas.BrowserEventRequest
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&in); err != nil {
 		return schemas.BrowserEvent{}, fmt.Errorf("event is not a JSON object")
@@ -177,7 +154,7 @@ func (s *Service) collect(c *gin.Context) {
 		s.reject(c, routeCollect, err)
 		return
 	}
-	var req collectRequest
+	var req schemas.CollectRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		s.reject(c, routeCollect, errInvalidBody)
 		return

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/revtrack/revtrack/schemas"
 )
 
 var now = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
@@ -200,7 +202,7 @@ func FuzzCollectBody(f *testing.F) {
 	f.Add([]byte(`{"key":"tracker_pk_x","batch":[{"eventId":"e1","name":"page_view","occurredAt":"2026-11-21T11:59:00Z","acquisitionId":"a1"}]}`))
 	f.Add([]byte(`{"key":1,"batch":{}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var req collectRequest
+		var req schemas.CollectRequest
 		if json.Unmarshal(b, &req) != nil {
 			return
 		}

@@ -18,20 +18,6 @@ import (
 	"github.com/revtrack/revtrack/schemas"
 )
 
-// serverEventRequest is the body of POST /api/tracking/server-events (specification: Server event).
-// amountCents stays raw so that 10.5 or "10" is reported as a bad amount, not a bad body.
-type serverEventRequest struct {
-	TeamSlug      string          `json:"teamSlug"`
-	PublicKey     string          `json:"publicKey"`
-	EventID       string          `json:"eventId"`
-	AcquisitionID string          `json:"acquisitionId"`
-	Name          string          `json:"name"`
-	CustomerRef   string          `json:"customerRef"`
-	AmountCents   json.RawMessage `json:"amountCents"`
-	Currency      string          `json:"currency"`
-	OccurredAt    string          `json:"occurredAt"`
-}
-
 // ServerEventResponse is the success body: 202 for a new event, 200 for a repeated eventId.
 type ServerEventResponse struct {
 	Accepted  bool   `json:"accepted"`
@@ -51,8 +37,8 @@ func commissionable(name string) bool { return name == "paid" || name == "refund
 
 // decodeServerEvent parses and validates a request body into the Kafka message. It checks only what
 // the body says; credentials are checked by the caller.
-func decodeServerEvent(body []byte, now time.Time, maxSkew time.Duration) (serverEventRequest, schemas.ServerEvent, error) {
-	var req serverEventRequest
+func decodeServerEvent(body []byte, now time.Time, maxSkew time.Duration) (schemas.ServerEventRequest, schemas.ServerEvent, error) {
+	var req schemas.ServerEventRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&req); err != nil || dec.More() {
 		return req, schemas.ServerEvent{}, errInvalidBody

@@ -1,5 +1,6 @@
 // Package schemas holds every contract revtrack stores or streams: the ClickHouse migrations, the
-// Kafka topic declarations, the Go types of every Kafka message and their JSON schemas.
+// Kafka topic declarations, the Go types of every Kafka message and their JSON schemas, and the
+// request bodies the tracking edge accepts (requests_tracking.go).
 package schemas
 
 import (

@@ -64,40 +64,30 @@ func TestStripListDocumented(t *testing.T) {
 	}
 }
 
-// collectBody is the collect request as README.md specifies it; the golden body must decode into it
-// with no unknown field, and the first-touch and platform objects use the topic message types.
-type collectBody struct {
-	Key   string `json:"key"`
-	Batch []struct {
-		EventID       string                   `json:"eventId"`
-		Name          string                   `json:"name"`
-		OccurredAt    string                   `json:"occurredAt"`
-		AcquisitionID string                   `json:"acquisitionId"`
-		SessionID     string                   `json:"sessionId"`
-		Returning     bool                     `json:"returning"`
-		URL           string                   `json:"url"`
-		Path          string                   `json:"path"`
-		Title         string                   `json:"title"`
-		Referrer      string                   `json:"referrer"`
-		FirstTouch    schemas.FirstTouch       `json:"firstTouch"`
-		Platform      *schemas.PlatformContext `json:"platform"`
-		Properties    map[string]any           `json:"properties"`
-	} `json:"batch"`
-}
-
+// The golden body decodes, with no unknown field, into the request types the edge itself decodes
+// (schemas.CollectRequest, each event a schemas.BrowserEventRequest, whose first-touch and platform
+// objects are the topic message types).
 func TestGoldenBodyMatchesContract(t *testing.T) {
 	raw, err := os.ReadFile("testdata/collect-body.golden.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var body collectBody
-	if err := dec.Decode(&body); err != nil {
+	var body schemas.CollectRequest
+	if err := decodeStrict(raw, &body); err != nil {
 		t.Fatalf("golden body does not fit the contract: %v", err)
 	}
+	batch := make([]schemas.BrowserEventRequest, len(body.Batch))
+	for i, ev := range body.Batch {
+		if err := decodeStrict(ev, &batch[i]); err != nil {
+			t.Fatalf("golden event %d does not fit the contract: %v", i, err)
+		}
+		var props map[string]any
+		if p := batch[i].Properties; len(p) > 0 && json.Unmarshal(p, &props) != nil {
+			t.Errorf("golden event %d: properties is not an object: %s", i, p)
+		}
+	}
 	names := map[string]bool{}
-	for _, e := range body.Batch {
+	for _, e := range batch {
 		names[e.Name] = true
 		if e.EventID == "" || e.AcquisitionID == "" || e.SessionID == "" || e.OccurredAt == "" || e.URL == "" {
 			t.Errorf("%s: a required field is empty", e.Name)
@@ -114,4 +104,11 @@ func TestGoldenBodyMatchesContract(t *testing.T) {
 			t.Errorf("golden body lacks a %s event", n)
 		}
 	}
+}
+
+// decodeStrict decodes one JSON value into v and refuses fields v does not declare.
+func decodeStrict(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }
