@@ -32,6 +32,7 @@ var _ PartnerStore = (*controlplane.Partners)(nil)
 type SyncAPI struct {
 	Partners PartnerStore
 	Syncs    SyncService
+	Runs     RunReader
 	Audit    Auditor
 	Log      *slog.Logger
 }

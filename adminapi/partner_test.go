@@ -20,6 +20,7 @@ import (
 	"github.com/revtrack/revtrack/ingest/platformsync"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/internal/testenv/pipeline"
+	"github.com/revtrack/revtrack/query/syncruns"
 	"github.com/revtrack/revtrack/schemas"
 )
 
@@ -126,7 +127,8 @@ func setupSync(t *testing.T) *syncFixture {
 
 	gin.SetMode(gin.TestMode)
 	e := gin.New()
-	(&adminapi.API{Store: s, Log: log, Sync: &adminapi.SyncAPI{Partners: s.Partners(keys), Syncs: f.svc, Audit: s, Log: log}}).Register(e)
+	(&adminapi.API{Store: s, Log: log, Sync: &adminapi.SyncAPI{Partners: s.Partners(keys), Syncs: f.svc,
+		Runs: syncruns.Store{CH: f.db.Conn}, Audit: s, Log: log}}).Register(e)
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
 	f.fixture = fixture{srv: srv, store: s, admin: admin, rdr: reader}

@@ -11,12 +11,18 @@ import (
 	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/controlplane/authn"
 	"github.com/revtrack/revtrack/ingest/platformsync"
+	"github.com/revtrack/revtrack/query/syncruns"
 )
 
-// SyncService starts and lists platform sync runs (*platformsync.Service).
+// SyncService starts platform sync runs (*platformsync.Service): the writer's command side. The
+// routes read runs through RunReader, not through the writer.
 type SyncService interface {
 	Start(ctx context.Context, workspaceID string, appIDs []string, trigger string) (platformsync.Started, error)
-	ListRuns(ctx context.Context, workspaceID, appID string, limit int) ([]platformsync.RunRecord, error)
+}
+
+// RunReader lists sync runs (query/syncruns.Store, the read side of sync_runs).
+type RunReader interface {
+	List(ctx context.Context, workspaceID, appID string, limit int) ([]syncruns.RunRecord, error)
 }
 
 // Auditor records control-plane actions (*controlplane.Store).
@@ -26,8 +32,15 @@ type Auditor interface {
 
 var (
 	_ SyncService = (*platformsync.Service)(nil)
+	_ RunReader   = syncruns.Store{}
 	_ Auditor     = (*controlplane.Store)(nil)
 )
+
+// startedRuns is the answer to POST /sync-runs: each run begun, as GET /sync-runs lists it.
+type startedRuns struct {
+	Runs           []syncruns.RunRecord `json:"runs"`
+	AlreadyRunning []string             `json:"alreadyRunning"`
+}
 
 type startRunsRequest struct {
 	// AppID limits the run to one selected app; empty runs every selected app.
@@ -54,8 +67,10 @@ func (h syncHandlers) startRuns(c *gin.Context) {
 		h.fail(c, syncError(err))
 		return
 	}
+	out := startedRuns{Runs: make([]syncruns.RunRecord, 0, len(started.Runs)), AlreadyRunning: started.AlreadyRunning}
 	ids, runApps := make([]string, 0, len(started.Runs)), make([]string, 0, len(started.Runs))
 	for _, r := range started.Runs {
+		out.Runs = append(out.Runs, syncruns.Record(r.AppID, r.SyncRun))
 		ids, runApps = append(ids, r.RunID), append(runApps, r.AppID)
 	}
 	// The runs have started whatever the audit write does; a failed write is logged, not answered.
@@ -64,16 +79,16 @@ func (h syncHandlers) startRuns(c *gin.Context) {
 		Details: map[string]string{"appIds": strings.Join(runApps, ","), "alreadyRunning": strings.Join(started.AlreadyRunning, ",")}}); err != nil {
 		h.Log.Error("audit of started sync runs failed", "run_ids", ids, "err", err)
 	}
-	c.JSON(http.StatusAccepted, started)
+	c.JSON(http.StatusAccepted, out)
 }
 
 func (h syncHandlers) listRuns(c *gin.Context) {
-	limit, err := limitParam(c, 20, platformsync.MaxRunsLimit)
+	limit, err := limitParam(c, 20, syncruns.MaxRunsLimit)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	runs, err := h.Syncs.ListRuns(c.Request.Context(), authn.From(c).Workspace.ID, c.Query("appId"), limit)
+	runs, err := h.Runs.List(c.Request.Context(), authn.From(c).Workspace.ID, c.Query("appId"), limit)
 	if err != nil {
 		h.fail(c, err)
 		return

@@ -12,6 +12,7 @@ import (
 	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/ingest/platformsync"
 	"github.com/revtrack/revtrack/internal/testenv"
+	"github.com/revtrack/revtrack/query/syncruns"
 )
 
 func TestSyncRunsOverHTTP(t *testing.T) {
@@ -67,7 +68,7 @@ func TestSyncRunsOverHTTP(t *testing.T) {
 	}
 	f.release()
 	testenv.Eventually(t, "the run to finish", func() bool {
-		rs, err := f.svc.ListRuns(ctx, wsID(t, f), "app-1", 1)
+		rs, err := syncruns.Store{CH: f.db.Conn}.List(ctx, wsID(t, f), "app-1", 1)
 		return err == nil && len(rs) == 1 && rs[0].Status == platformsync.StatusSucceeded
 	})
 

@@ -20,8 +20,9 @@ const callKey = "revtrack.budget-call"
 
 // admit applies the cost limits to every /api/v1 request (query/budget, docs/API.md "Limits"): it
 // takes the cost of a kept response from the key's budget, or answers 429, and lets the stores
-// charge a computation (and wait for a computation slot) when they start one. The MCP server's
-// in-process requests pass here too, so a tool call costs what its REST requests cost.
+// charge a computation (and wait for a computation slot) when they start one. The MCP tools admit
+// each read they make the same way (query/mcp/service.go), so a tool call costs what its REST twins
+// cost.
 func (a *API) admit(c *gin.Context) {
 	if a.Budget == nil {
 		c.Next()
@@ -38,30 +39,41 @@ func (a *API) admit(c *gin.Context) {
 	c.Next()
 }
 
-// reportingContext is the context of a summary, metric or customer-list read. A request with
-// `Cache-Control: no-cache` asks for a response from the origin (RFC 9111, 5.2.1.4): it is computed
-// from the data instead of reusing a kept one (query/reporting/cache.go), and kept in turn, as long
-// as the key has forced recomputations left; beyond them the directive is ignored (NoCacheHeader).
+// reportingContext is the context of a summary, metric or customer-list read (NoCacheContext).
 func (a *API) reportingContext(c *gin.Context) (context.Context, error) {
 	ctx := c.Request.Context()
-	if !noCacheRequested(c.Request.Header) {
+	if !NoCacheRequested(c.Request.Header) {
 		return ctx, nil
 	}
-	if call, ok := c.Value(callKey).(*budget.Call); ok {
-		allowed, err := call.ForceRecompute(ctx)
-		if err != nil {
-			return ctx, err
-		}
-		if !allowed {
-			c.Header(NoCacheHeader, "ignored")
-			return ctx, nil
-		}
+	call, _ := c.Value(callKey).(*budget.Call)
+	ctx, ignored, err := NoCacheContext(ctx, call)
+	if ignored {
+		c.Header(NoCacheHeader, "ignored")
 	}
-	return reporting.WithNoCache(ctx), nil
+	return ctx, err
 }
 
-// noCacheRequested reports whether the request's Cache-Control directives include no-cache.
-func noCacheRequested(h http.Header) bool {
+// NoCacheContext is the context of a summary, metric or customer-list read whose request carries
+// `Cache-Control: no-cache`, a request for a response from the origin (RFC 9111, 5.2.1.4): it is
+// computed from the data instead of reusing a kept one (query/reporting/cache.go), and kept in turn,
+// as long as the key has forced recomputations left (call nil: no budget applies). Beyond them the
+// directive is ignored: ctx comes back unchanged with ignored true (REST then sets NoCacheHeader).
+// The MCP tools' reads go through it too.
+func NoCacheContext(ctx context.Context, call *budget.Call) (_ context.Context, ignored bool, _ error) {
+	if call != nil {
+		allowed, err := call.ForceRecompute(ctx)
+		if err != nil {
+			return ctx, false, err
+		}
+		if !allowed {
+			return ctx, true, nil
+		}
+	}
+	return reporting.WithNoCache(ctx), false, nil
+}
+
+// NoCacheRequested reports whether the request's Cache-Control directives include no-cache.
+func NoCacheRequested(h http.Header) bool {
 	for _, v := range h.Values("Cache-Control") {
 		for d := range strings.SplitSeq(v, ",") {
 			name, _, _ := strings.Cut(d, "=")

@@ -48,9 +48,10 @@ func startLimits(t *testing.T, cfg budget.Config) limitsEnv {
 	gin.SetMode(gin.TestMode)
 	engine := gin.New()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	(&query.API{Keys: tenant.Store, Sources: tenant.Store, Tracking: tracking.New(db.Conn), Reporting: reporting.New(db.Conn),
+	reports := reporting.New(db.Conn)
+	(&query.API{Keys: tenant.Store, Sources: tenant.Store, Tracking: tracking.New(db.Conn), Reporting: reports,
 		Budget: b, Log: log}).Register(engine)
-	querymcp.New(querymcp.Deps{REST: engine, Keys: tenant.Store, SyncRuns: querymcp.SyncRuns(db.Conn), Budget: b, Log: log}).Register(engine)
+	querymcp.New(querymcp.Deps{Reporting: reports, Keys: tenant.Store, SyncRuns: querymcp.SyncRuns(db.Conn), Budget: b, Log: log}).Register(engine)
 	srv := httptest.NewServer(engine)
 	t.Cleanup(srv.Close)
 	return limitsEnv{base: srv.URL, store: tenant.Store, tenant: tenant, budget: b}
@@ -156,7 +157,7 @@ func TestReportingBudgetChargesWorkAndRefusesWith429(t *testing.T) {
 	if r := e.get(t, summaryOf(10), key, false); r.status != http.StatusOK {
 		t.Fatalf("a kept response within the budget: %d %s", r.status, r.Msg)
 	}
-	// MCP spends the same budget: the tool call (1) and its REST request (1, kept) take the rest, and
+	// MCP spends the same budget: the tool call (1) and its summary read (1, kept) take the rest, and
 	// the next call is a tool error that says to wait.
 	c, err := querymcp.Dial(testenv.Ctx(t), e.base, key, "")
 	if err != nil {
@@ -257,7 +258,7 @@ func TestTrackingPrivateKeysReadThroughMCPOnly(t *testing.T) {
 			t.Fatalf("%s with a private key: %d %s %q", path, r.status, r.Error, r.Msg)
 		}
 	}
-	// Through MCP the same key reads, REST tools included (in-process requests are MCP's own).
+	// Through MCP the same key reads, the reporting tools included (they read as MCP's caller).
 	c, err := querymcp.Dial(ctx, e.base, sk, "")
 	if err != nil {
 		t.Fatal(err)

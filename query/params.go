@@ -3,11 +3,14 @@ package query
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"time"
-
-	"github.com/gin-gonic/gin"
 )
+
+// The parameter parsers of the /api/v1 routes take the raw named values of a request (a REST
+// request's query string; the arguments of an MCP tool, which the tools write as the same names) and
+// return typed, validated parameters: REST and MCP validate with one parser (docs/MCP.md).
 
 // errInvalidParam wraps every 400 of this edge.
 var errInvalidParam = errors.New("invalid parameter")
@@ -31,9 +34,9 @@ const maxRangeDays = 366
 
 // parseRange reads from/to. Without them the range is the last 30 days ending today (UTC), as the
 // specification's default reporting range.
-func parseRange(c *gin.Context, now time.Time) (Range, error) {
+func parseRange(q url.Values, now time.Time) (Range, error) {
 	today := now.UTC().Format(time.DateOnly)
-	r := Range{From: c.Query("from"), To: c.Query("to")}
+	r := Range{From: q.Get("from"), To: q.Get("to")}
 	if r.To == "" {
 		r.To = today
 	}
@@ -58,8 +61,8 @@ func parseRange(c *gin.Context, now time.Time) (Range, error) {
 }
 
 // parseLimit reads an integer limit within [1, max], def when absent.
-func parseLimit(c *gin.Context, def, max int) (int, error) {
-	s := c.Query("limit")
+func parseLimit(q url.Values, def, max int) (int, error) {
+	s := q.Get("limit")
 	if s == "" {
 		return def, nil
 	}

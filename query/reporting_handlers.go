@@ -5,31 +5,15 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/revtrack/revtrack/query/reporting"
+	"github.com/revtrack/revtrack/controlplane/authn"
 )
 
 // The reporting routes (specification: Endpoints/Reporting; definitions in docs/METRICS.md). Each
-// handler validates every parameter before reading, so a bad request is a 400 whatever the data.
-
-// reportingRequest reads the parameters of the summary and the metrics.
-func (a *API) reportingRequest(c *gin.Context) (reporting.Request, error) {
-	var req reporting.Request
-	var err error
-	if req.Range, err = reportingRange(c, a.Now()); err != nil {
-		return req, err
-	}
-	if req.Scope, req.AppID, err = coveredApps(c); err != nil {
-		return req, err
-	}
-	if req.Currency, err = currencyParam(c); err != nil {
-		return req, err
-	}
-	req.CustomerScope, err = customerScopeParam(c)
-	return req, err
-}
+// handler validates every parameter before reading, so a bad request is a 400 whatever the data. The
+// parsers (reporting_params.go) are the MCP tools' too.
 
 func (a *API) summary(c *gin.Context) {
-	req, err := a.reportingRequest(c)
+	req, err := ReportingRequest(c.Request.URL.Query(), authn.From(c).Workspace, a.Now())
 	if err != nil {
 		a.fail(c, err)
 		return
@@ -49,7 +33,7 @@ func (a *API) summary(c *gin.Context) {
 
 func (a *API) metric(c *gin.Context) {
 	name := c.Param("metric")
-	req, err := a.reportingRequest(c)
+	req, err := ReportingRequest(c.Request.URL.Query(), authn.From(c).Workspace, a.Now())
 	if err != nil {
 		a.fail(c, err)
 		return
@@ -68,26 +52,11 @@ func (a *API) metric(c *gin.Context) {
 }
 
 func (a *API) customers(c *gin.Context) {
-	var req reporting.ListRequest
-	var err error
-	req.Range, err = reportingRange(c, a.Now())
-	if err == nil {
-		req.Scope, _, err = coveredApps(c)
-	}
-	if err == nil {
-		req.CustomerScope, err = customerScopeParam(c)
-	}
-	if err == nil {
-		req.Limit, err = parseLimit(c, reporting.DefaultCustomerLimit, reporting.MaxCustomerLimit)
-	}
-	if err == nil {
-		err = notApplied(c, "currency", "each customer carries its figures in every currency")
-	}
+	req, err := CustomersRequest(c.Request.URL.Query(), authn.From(c).Workspace, a.Now())
 	if err != nil {
 		a.fail(c, err)
 		return
 	}
-	req.Cursor = c.Query("cursor")
 	ctx, err := a.reportingContext(c)
 	if err != nil {
 		a.fail(c, err)
@@ -102,21 +71,7 @@ func (a *API) customers(c *gin.Context) {
 }
 
 func (a *API) customer(c *gin.Context) {
-	req := reporting.DetailRequest{Ref: c.Param("customerId")}
-	var err error
-	req.Range, err = reportingRange(c, a.Now())
-	if err == nil {
-		req.Scope, _, err = coveredApps(c)
-	}
-	if err == nil {
-		req.TimelineLimit, err = parseLimit(c, reporting.DefaultTimelineLimit, reporting.MaxTimelineLimit)
-	}
-	if err == nil {
-		err = notApplied(c, "currency", "the analytics carry every currency of the customer")
-	}
-	if err == nil {
-		err = notApplied(c, "customerScope", "a customer is answered whether or not it is excluded (reportExcluded says which)")
-	}
+	req, err := CustomerRequest(c.Param("customerId"), c.Request.URL.Query(), authn.From(c).Workspace, a.Now())
 	if err != nil {
 		a.fail(c, err)
 		return

@@ -1,21 +1,81 @@
 package query
 
 import (
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/gin-gonic/gin"
-
-	"github.com/revtrack/revtrack/controlplane/authn"
+	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/query/reporting"
 )
 
+// ReportingRequest parses the parameters of GET /api/v1/summary and /api/v1/metrics/{metric} for
+// workspace w (from, to, appId, currency, customerScope), with now the clock of the default range.
+func ReportingRequest(q url.Values, w controlplane.Workspace, now time.Time) (reporting.Request, error) {
+	var req reporting.Request
+	var err error
+	if req.Range, err = reportingRange(q, now); err != nil {
+		return req, err
+	}
+	if req.Scope, req.AppID, err = coveredApps(q, w); err != nil {
+		return req, err
+	}
+	if req.Currency, err = currencyParam(q); err != nil {
+		return req, err
+	}
+	req.CustomerScope, err = customerScopeParam(q)
+	return req, err
+}
+
+// CustomersRequest parses the parameters of GET /api/v1/customers (from, to, appId, customerScope,
+// limit, cursor).
+func CustomersRequest(q url.Values, w controlplane.Workspace, now time.Time) (reporting.ListRequest, error) {
+	var req reporting.ListRequest
+	var err error
+	req.Range, err = reportingRange(q, now)
+	if err == nil {
+		req.Scope, _, err = coveredApps(q, w)
+	}
+	if err == nil {
+		req.CustomerScope, err = customerScopeParam(q)
+	}
+	if err == nil {
+		req.Limit, err = parseLimit(q, reporting.DefaultCustomerLimit, reporting.MaxCustomerLimit)
+	}
+	if err == nil {
+		err = notApplied(q, "currency", "each customer carries its figures in every currency")
+	}
+	req.Cursor = q.Get("cursor")
+	return req, err
+}
+
+// CustomerRequest parses the parameters of GET /api/v1/customers/{customerId}: ref is the path's
+// customer ID or shop domain; q holds from, to, appId and limit.
+func CustomerRequest(ref string, q url.Values, w controlplane.Workspace, now time.Time) (reporting.DetailRequest, error) {
+	req := reporting.DetailRequest{Ref: ref}
+	var err error
+	req.Range, err = reportingRange(q, now)
+	if err == nil {
+		req.Scope, _, err = coveredApps(q, w)
+	}
+	if err == nil {
+		req.TimelineLimit, err = parseLimit(q, reporting.DefaultTimelineLimit, reporting.MaxTimelineLimit)
+	}
+	if err == nil {
+		err = notApplied(q, "currency", "the analytics carry every currency of the customer")
+	}
+	if err == nil {
+		err = notApplied(q, "customerScope", "a customer is answered whether or not it is excluded (reportExcluded says which)")
+	}
+	return req, err
+}
+
 // reportingRange reads from/to as parseRange does (default: the 30 days ending today) and refuses
 // a range that ends after today: the reporting date cannot be in the future (docs/METRICS.md 1.2).
-func reportingRange(c *gin.Context, now time.Time) (reporting.Range, error) {
-	r, err := parseRange(c, now)
+func reportingRange(q url.Values, now time.Time) (reporting.Range, error) {
+	r, err := parseRange(q, now)
 	if err != nil {
 		return reporting.Range{}, err
 	}
@@ -30,12 +90,11 @@ func reportingRange(c *gin.Context, now time.Time) (reporting.Range, error) {
 	return reporting.Range{From: from, To: to}, nil
 }
 
-// coveredApps is the appId parameter against the caller's selected apps: every selected app when
-// absent, else that one app, which must be selected.
-func coveredApps(c *gin.Context) (reporting.Scope, string, error) {
-	w := authn.From(c).Workspace
+// coveredApps is the appId parameter against the workspace's selected apps: every selected app
+// when absent, else that one app, which must be selected.
+func coveredApps(q url.Values, w controlplane.Workspace) (reporting.Scope, string, error) {
 	sc := reporting.Scope{WorkspaceID: w.ID, AppIDs: w.SelectedAppIDs}
-	id := c.Query("appId")
+	id := q.Get("appId")
 	if id == "" {
 		return sc, "", nil
 	}
@@ -49,8 +108,8 @@ func coveredApps(c *gin.Context) (reporting.Scope, string, error) {
 var currencyCode = regexp.MustCompile(`^[A-Za-z]{3}$`)
 
 // currencyParam reads currency: three letters, upper-cased; "" for every currency.
-func currencyParam(c *gin.Context) (string, error) {
-	cur := c.Query("currency")
+func currencyParam(q url.Values) (string, error) {
+	cur := q.Get("currency")
 	if cur == "" {
 		return "", nil
 	}
@@ -61,8 +120,8 @@ func currencyParam(c *gin.Context) (string, error) {
 }
 
 // customerScopeParam reads customerScope: included (default), excluded or all.
-func customerScopeParam(c *gin.Context) (reporting.CustomerScope, error) {
-	cs, err := reporting.ParseCustomerScope(c.Query("customerScope"))
+func customerScopeParam(q url.Values) (reporting.CustomerScope, error) {
+	cs, err := reporting.ParseCustomerScope(q.Get("customerScope"))
 	if err != nil {
 		return "", invalidParam("customerScope must be one of included, excluded, all")
 	}
@@ -72,8 +131,8 @@ func customerScopeParam(c *gin.Context) (reporting.CustomerScope, error) {
 // notApplied refuses a filter the endpoint does not apply (400) instead of ignoring it: a caller
 // who asked for one currency, say, would otherwise take an unfiltered answer for a filtered one.
 // why says what the endpoint does instead.
-func notApplied(c *gin.Context, param, why string) error {
-	if _, ok := c.GetQuery(param); ok {
+func notApplied(q url.Values, param, why string) error {
+	if q.Has(param) {
 		return invalidParam("%s does not apply here: %s", param, why)
 	}
 	return nil

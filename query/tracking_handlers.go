@@ -33,13 +33,13 @@ type TrackingEventsResponse struct {
 }
 
 func (a *API) trackingEvents(c *gin.Context) {
-	r, err := parseRange(c, a.Now())
+	r, err := parseRange(c.Request.URL.Query(), a.Now())
 	if err == nil {
 		err = a.sourceParam(c, c.Query("sourceId"))
 	}
 	limit := 0
 	if err == nil {
-		limit, err = parseLimit(c, tracking.DefaultEventLimit, tracking.MaxEventLimit)
+		limit, err = parseLimit(c.Request.URL.Query(), tracking.DefaultEventLimit, tracking.MaxEventLimit)
 	}
 	if err != nil {
 		a.fail(c, err)
@@ -59,7 +59,7 @@ func (a *API) trackingEvents(c *gin.Context) {
 
 func (a *API) trackingStatus(c *gin.Context) {
 	id := c.Param("id")
-	r, err := parseRange(c, a.Now())
+	r, err := parseRange(c.Request.URL.Query(), a.Now())
 	if err == nil {
 		err = a.sourceParam(c, id)
 	}
@@ -83,7 +83,7 @@ type TrackingFunnelResponse struct {
 }
 
 func (a *API) trackingFunnel(c *gin.Context) {
-	r, err := parseRange(c, a.Now())
+	r, err := parseRange(c.Request.URL.Query(), a.Now())
 	if err == nil {
 		err = a.sourceParam(c, c.Query("sourceId"))
 	}
@@ -116,7 +116,7 @@ type TrackingLedgerResponse struct {
 }
 
 func (a *API) trackingLedger(c *gin.Context) {
-	r, err := parseRange(c, a.Now())
+	r, err := parseRange(c.Request.URL.Query(), a.Now())
 	if err != nil {
 		a.fail(c, err)
 		return

@@ -29,8 +29,6 @@ coverage_from, coverage_through, truncated, error, version)
 SELECT 'r1', 'ws', 'app', 'manual', 'succeeded', toDateTime('2026-11-10 10:00:00', 'UTC'), toDateTime('2026-11-10 10:05:00', 'UTC'),
 1, 2, NULL, toDateTime('2026-11-10 10:00:00', 'UTC'), 0, '', 1`,
 		inline(t, selectCursor, "ws", "app", "transactions"),
-		inline(t, selectRuns, "ws", "", "", 20),
-		inline(t, selectRuns, "ws", "app", "app", 20),
 		inline(t, selectRunning, "ws", "app"),
 		inline(t, selectLastStarted, "ws", "app"),
 		"SELECT no_such_column FROM sync_runs",

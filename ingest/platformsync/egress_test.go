@@ -11,6 +11,7 @@ import (
 	"github.com/revtrack/revtrack/ingest/platformsync"
 	"github.com/revtrack/revtrack/internal/egress"
 	"github.com/revtrack/revtrack/internal/testenv"
+	"github.com/revtrack/revtrack/query/syncruns"
 )
 
 // secret stands for whatever an internal service would answer (another tenant's sealed token, in
@@ -111,7 +112,7 @@ func assertNoSecret(t *testing.T, e *env, runErr string) {
 	if strings.Contains(runErr, secret) {
 		t.Fatalf("run error carries the upstream text: %q", runErr)
 	}
-	recs, err := platformsync.Runs{CH: e.db.Conn}.List(testenv.Ctx(t), e.ws.ID, "", 50)
+	recs, err := syncruns.Store{CH: e.db.Conn}.List(testenv.Ctx(t), e.ws.ID, "", 50)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,8 @@ var (
 	_ Connections = (*controlplane.Partners)(nil)
 )
 
-// ServiceConn is the ClickHouse connection of the service: the syncer's writes and the run reads.
+// ServiceConn is the ClickHouse connection of the service: the syncer's writes and its own reads of
+// runs (runs.go).
 type ServiceConn interface {
 	Conn
 	Querier
@@ -70,7 +71,7 @@ type Service struct {
 	cfg   Config
 	d     ServiceDeps
 	locks *Locks
-	runs  Runs
+	runs  runs
 	log   *slog.Logger
 
 	// base outlives requests: background and scheduled runs use it; Run cancels it on shutdown.
@@ -85,18 +86,10 @@ func NewService(cfg Config, d ServiceDeps) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{cfg: cfg, d: d, log: log, runs: Runs{CH: d.CH},
+	s := &Service{cfg: cfg, d: d, log: log, runs: runs{CH: d.CH},
 		locks: &Locks{Client: d.Redis, Prefix: d.RedisPrefix, TTL: cfg.LockTTL}}
 	s.base, s.stop = context.WithCancelCause(context.Background())
 	return s
-}
-
-// Runs is the service's run reader.
-func (s *Service) Runs() Runs { return s.runs }
-
-// ListRuns returns the workspace's latest runs (Runs.List).
-func (s *Service) ListRuns(ctx context.Context, workspaceID, appID string, limit int) ([]RunRecord, error) {
-	return s.runs.List(ctx, workspaceID, appID, limit)
 }
 
 func (s *Service) now() time.Time {
@@ -208,8 +201,7 @@ func (s *Service) begin(ctx context.Context, sy *Syncer, ws, app, trigger string
 	if err != nil {
 		return schemas.SyncRun{}, err
 	}
-	for _, r := range stale {
-		run := r.SyncRun()
+	for _, run := range stale {
 		fin := s.now().Truncate(time.Second)
 		run.Status, run.FinishedAt = StatusFailed, &fin
 		run.Error = "interrupted: the process running it stopped before it finished; later runs resume from the cursors"
@@ -232,8 +224,14 @@ func (s *Service) release(le *Lease) {
 // Started is the answer to Start: the runs begun (status running) and the apps skipped because a
 // run of theirs was already in flight.
 type Started struct {
-	Runs           []RunRecord `json:"runs"`
-	AlreadyRunning []string    `json:"alreadyRunning"`
+	Runs           []StartedRun
+	AlreadyRunning []string
+}
+
+// StartedRun is a run Start began, as written to sync_runs.
+type StartedRun struct {
+	AppID string
+	schemas.SyncRun
 }
 
 // Start begins runs of the workspace's apps (every selected app when appIDs is empty) and returns
@@ -241,7 +239,7 @@ type Started struct {
 // or the service stops (they then end failed and resumable). If every app already has a run in
 // flight it fails with ErrAlreadyRunning.
 func (s *Service) Start(ctx context.Context, workspaceID string, appIDs []string, trigger string) (Started, error) {
-	out := Started{Runs: []RunRecord{}, AlreadyRunning: []string{}}
+	out := Started{Runs: []StartedRun{}, AlreadyRunning: []string{}}
 	t, apps, err := s.open(ctx, workspaceID, appIDs)
 	if err != nil {
 		return out, err
@@ -269,7 +267,7 @@ func (s *Service) Start(ctx context.Context, workspaceID string, appIDs []string
 			errs = append(errs, err)
 			continue
 		}
-		out.Runs = append(out.Runs, recordOf(app, run))
+		out.Runs = append(out.Runs, StartedRun{AppID: app, SyncRun: run})
 		s.wg.Add(1)
 		s.d.Metrics.started(1)
 		go func() {

@@ -12,7 +12,14 @@ import (
 
 	"github.com/revtrack/revtrack/ingest/platformsync"
 	"github.com/revtrack/revtrack/internal/testenv"
+	"github.com/revtrack/revtrack/query/syncruns"
 )
+
+// listRuns reads the runs as their readers do (query/syncruns): what the sync wrote.
+func listRuns(t *testing.T, e *env, ws, app string, limit int) ([]syncruns.RunRecord, error) {
+	t.Helper()
+	return syncruns.Store{CH: e.db.Conn}.List(testenv.Ctx(t), ws, app, limit)
+}
 
 // gate holds every partner API request after the first `free` until opened (or the client gives
 // up: the body is read first, so the server notices a closed connection).
@@ -96,7 +103,7 @@ func TestSchedulerRunsAnAppOnceAcrossInstances(t *testing.T) {
 	if first == second {
 		t.Fatal("one instance finished twice")
 	}
-	runs, err := a.ListRuns(ctx, e.ws.ID, e.app, 10)
+	runs, err := listRuns(t, e, e.ws.ID, e.app, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,12 +114,12 @@ func TestSchedulerRunsAnAppOnceAcrossInstances(t *testing.T) {
 	// Within the interval of that run's start: skipped (another instance synced the app).
 	setClock(cfg.Interval / 2)
 	b.SchedulePass(ctx)
-	if runs, _ := b.ListRuns(ctx, e.ws.ID, "", 10); len(runs) != 1 {
+	if runs, _ := listRuns(t, e, e.ws.ID, "", 10); len(runs) != 1 {
 		t.Fatalf("%d runs after a pass half an interval after the last: want the app skipped", len(runs))
 	}
 	setClock(cfg.Interval + time.Minute)
 	b.SchedulePass(ctx)
-	runs, _ = b.ListRuns(ctx, e.ws.ID, "", 10)
+	runs, _ = listRuns(t, e, e.ws.ID, "", 10)
 	if len(runs) != 2 || runs[0].Status != platformsync.StatusSucceeded || !runs[0].StartedAt.Equal(now0.Add(cfg.Interval+time.Minute)) {
 		t.Fatalf("runs %+v: want a second scheduled run an interval later", runs)
 	}
@@ -150,12 +157,12 @@ func TestShutdownEndsBackgroundRunsFailedAndResumable(t *testing.T) {
 		t.Fatalf("Start: %+v, %v", started, err)
 	}
 	g.waitHeld(t)
-	runs, err := svc.ListRuns(ctx, e.ws.ID, e.app, 5)
+	runs, err := listRuns(t, e, e.ws.ID, e.app, 5)
 	if err != nil || len(runs) != 1 || runs[0].Status != platformsync.StatusRunning || runs[0].FinishedAt != nil {
 		t.Fatalf("while running: %+v, %v", runs, err)
 	}
 	svc.Close() // the process shuts down
-	runs, _ = svc.ListRuns(ctx, e.ws.ID, e.app, 5)
+	runs, _ = listRuns(t, e, e.ws.ID, e.app, 5)
 	if len(runs) != 1 || runs[0].Status != platformsync.StatusFailed || !strings.Contains(runs[0].Error, "shutting down") || runs[0].FinishedAt == nil {
 		t.Fatalf("after shutdown: %+v", runs)
 	}
@@ -187,7 +194,7 @@ transactions_count, truncated, error, version)`)
 	if _, err := svc.RunApp(ctx, e.ws.ID, e.app, platformsync.TriggerManual); err != nil {
 		t.Fatal(err)
 	}
-	runs, err := svc.ListRuns(ctx, e.ws.ID, e.app, 5)
+	runs, err := listRuns(t, e, e.ws.ID, e.app, 5)
 	if err != nil || len(runs) != 2 {
 		t.Fatalf("runs %+v: %v", runs, err)
 	}

@@ -9,24 +9,19 @@ ORDER BY version DESC LIMIT 1`
 	insertSyncRuns = `INSERT INTO sync_runs (run_id, workspace_id, app_id, trigger, status, started_at, finished_at,
 events_count, transactions_count, coverage_from, coverage_through, truncated, error, version)`
 
-	runColumns = `SELECT run_id, app_id, toString(trigger), toString(status), started_at, finished_at, events_count,
+	// selectRunning finds an app's runs still marked running (their process stopped if the caller
+	// holds the app's lock). Readers list runs through query/syncruns.
+	selectRunning = `SELECT run_id, toString(trigger), toString(status), started_at, finished_at, events_count,
 transactions_count, coverage_from, coverage_through, truncated, error
 FROM sync_runs FINAL
-`
-	// selectRuns lists a workspace's runs, newest first; an empty app ID means every app.
-	selectRuns = runColumns + `WHERE workspace_id = ? AND (? = '' OR app_id = ?)
-ORDER BY started_at DESC, run_id DESC
-LIMIT ?`
-	// selectRunning finds an app's runs still marked running (their process stopped if the caller
-	// holds the app's lock).
-	selectRunning = runColumns + `WHERE workspace_id = ? AND app_id = ? AND status = 'running'`
+WHERE workspace_id = ? AND app_id = ? AND status = 'running'`
 	// selectLastStarted is the start of the app's latest run (no de-duplication needed: every
 	// version of a run row carries the same started_at).
 	selectLastStarted = `SELECT count(), max(started_at) FROM sync_runs WHERE workspace_id = ? AND app_id = ?`
 )
 
 // Queries lists the package's SQL whose placeholders all take strings (processors' compatibility
-// test binds them as 'x'); compat_test.go checks every statement, selectRuns included.
+// test binds them as 'x'); compat_test.go checks every statement.
 func Queries() []string {
 	return []string{selectCursor, insertCursor, insertSyncRuns, selectRunning, selectLastStarted}
 }

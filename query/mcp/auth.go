@@ -31,9 +31,11 @@ func writeError(c *gin.Context, err error) {
 
 // callerInfo is what a tool knows of the request that carried it.
 type callerInfo struct {
-	// authorization is the request's Authorization header, forwarded to the REST handlers.
-	authorization string
-	caller        authn.Caller
+	// caller is the key the endpoint authenticated, and its workspace: the tools read as it.
+	caller authn.Caller
+	// noCache: the request carried `Cache-Control: no-cache`, which asks each reporting read of the
+	// call for an answer computed from the data, as it asks a REST request (query.NoCacheContext).
+	noCache bool
 }
 
 type callerKey struct{}

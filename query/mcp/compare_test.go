@@ -43,7 +43,7 @@ const (
 // TestCompareSummaries pins compare_periods' output shape and arithmetic: integers exactly, ratios
 // to 4 decimals, null where a currency or a ratio is missing, arrays left out.
 func TestCompareSummaries(t *testing.T) {
-	got, err := compareSummaries(json.RawMessage(currentSummary), json.RawMessage(previousSummary))
+	got, err := CompareSummaries(json.RawMessage(currentSummary), json.RawMessage(previousSummary))
 	if err != nil {
 		t.Fatal(err)
 	}

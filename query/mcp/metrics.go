@@ -1,12 +1,9 @@
 package mcp
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/revtrack/revtrack/query/budget"
 )
 
 // Outcomes of a tool call: the metric label, a closed vocabulary.
@@ -32,37 +29,27 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "revtrack_mcp_tool_calls_total",
 			Help: "MCP tool calls, by tool and outcome."}, []string{"tool", "outcome"}),
 		seconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "revtrack_mcp_tool_call_seconds",
-			Help: "Time to answer an MCP tool call, REST calls included.", Buckets: prometheus.DefBuckets}, []string{"tool"}),
+			Help: "Time to answer an MCP tool call, its reads of the query service included.", Buckets: prometheus.DefBuckets}, []string{"tool"}),
 	}
 	reg.MustRegister(m.calls, m.seconds)
 	return m
 }
 
-// outcomeOf names a tool failure for the metric.
-func outcomeOf(err error) string {
-	var re *restError
-	switch {
-	case err == nil:
-		return outcomeOK
-	case errors.Is(err, errInvalidArgs):
+// outcomeOf names the outcome of a failure with the REST status status.
+func outcomeOf(status int) string {
+	switch status {
+	case http.StatusBadRequest:
 		return outcomeInvalidArgument
-	case errors.Is(err, budget.ErrRateLimited):
+	case http.StatusUnauthorized:
+		return outcomeUnauthorized
+	case http.StatusForbidden:
+		return outcomeForbidden
+	case http.StatusNotFound:
+		return outcomeNotFound
+	case http.StatusConflict:
+		return outcomeAmbiguous
+	case http.StatusTooManyRequests:
 		return outcomeRateLimited
-	case errors.As(err, &re):
-		switch re.Status {
-		case http.StatusBadRequest:
-			return outcomeInvalidArgument
-		case http.StatusUnauthorized:
-			return outcomeUnauthorized
-		case http.StatusForbidden:
-			return outcomeForbidden
-		case http.StatusNotFound:
-			return outcomeNotFound
-		case http.StatusConflict:
-			return outcomeAmbiguous
-		case http.StatusTooManyRequests:
-			return outcomeRateLimited
-		}
 	}
 	return outcomeUnavailable
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,36 +30,70 @@ import (
 
 // dataReads counts the reporting queries that read data, not the version read on system.parts that
 // every summary, metric and list request makes first: a request that read none was answered with a
-// kept response.
+// kept response. A query made for a recorded read (serviceRead in its context) marks that read.
 type dataReads struct {
 	reporting.Conn
 	n atomic.Int64
 }
 
-func (c *dataReads) count(q string) {
+func (c *dataReads) count(ctx context.Context, q string) {
 	if !strings.Contains(q, "system.parts") {
 		c.n.Add(1)
+		if r, ok := ctx.Value(serviceReadKey{}).(*serviceRead); ok {
+			r.computed.Store(true)
+		}
 	}
 }
 
 func (c *dataReads) Query(ctx context.Context, q string, args ...any) (driver.Rows, error) {
-	c.count(q)
+	c.count(ctx, q)
 	return c.Conn.Query(ctx, q, args...)
 }
 
 func (c *dataReads) QueryRow(ctx context.Context, q string, args ...any) driver.Row {
-	c.count(q)
+	c.count(ctx, q)
 	return c.Conn.QueryRow(ctx, q, args...)
 }
 
+// serviceRead is one call of the reporting service, by REST or by a tool; computed says whether it
+// read data rather than answer a kept response.
+type serviceRead struct {
+	method   string
+	computed atomic.Bool
+}
+
+type serviceReadKey struct{}
+
+// recordedReporting is the reporting service with each call recorded in env.
+type recordedReporting struct {
+	query.Reporting
+	env *noCacheEnv
+}
+
+func (r recordedReporting) Summary(ctx context.Context, req reporting.Request) (reporting.Summary, error) {
+	return r.Reporting.Summary(r.env.record(ctx, "summary"), req)
+}
+
+func (r recordedReporting) Metric(ctx context.Context, name string, req reporting.Request) (reporting.MetricResponse, error) {
+	return r.Reporting.Metric(r.env.record(ctx, "metric"), name, req)
+}
+
+func (r recordedReporting) Customers(ctx context.Context, req reporting.ListRequest) (reporting.CustomerList, error) {
+	return r.Reporting.Customers(r.env.record(ctx, "customers"), req)
+}
+
+func (r recordedReporting) Customer(ctx context.Context, req reporting.DetailRequest) (reporting.CustomerDetail, error) {
+	return r.Reporting.Customer(r.env.record(ctx, "customer"), req)
+}
+
 // noCacheEnv is the query edge as `revtrack query` mounts it (the REST routes and the MCP server on
-// one engine), over the METRICS 3.7 data set of app-1, with every in-process REST request's
-// Cache-Control header recorded.
+// one engine, reading through one reporting store), over the METRICS 3.7 data set of app-1, with
+// every call of the reporting service recorded.
 type noCacheEnv struct {
 	url, key string
 	reads    *dataReads
 	mu       sync.Mutex
-	inProc   []string // Cache-Control of each in-process REST request
+	calls    []*serviceRead // since the last served()
 }
 
 func noCacheSetup(t *testing.T) *noCacheEnv {
@@ -77,29 +112,39 @@ func noCacheSetup(t *testing.T) *noCacheEnv {
 	e := &noCacheEnv{key: key, reads: &dataReads{Conn: db.Conn}}
 	gin.SetMode(gin.TestMode)
 	engine := gin.New()
-	engine.Use(func(c *gin.Context) {
-		if c.Request.RemoteAddr == "in-process" {
-			e.mu.Lock()
-			e.inProc = append(e.inProc, c.GetHeader("Cache-Control"))
-			e.mu.Unlock()
-		}
-	})
-	(&query.API{Keys: tenant.Store, Sources: tenant.Store, Tracking: tracking.New(db.Conn),
-		Reporting: reporting.New(e.reads, reporting.WithClock(reportingtest.Clock)),
-		Log:       slog.New(slog.NewTextHandler(io.Discard, nil)), Now: reportingtest.Clock}).Register(engine)
-	querymcp.New(querymcp.Deps{REST: engine, Keys: tenant.Store, SyncRuns: querymcp.SyncRuns(db.Conn)}).Register(engine)
+	reports := recordedReporting{Reporting: reporting.New(e.reads, reporting.WithClock(reportingtest.Clock)), env: e}
+	(&query.API{Keys: tenant.Store, Sources: tenant.Store, Tracking: tracking.New(db.Conn), Reporting: reports,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: reportingtest.Clock}).Register(engine)
+	querymcp.New(querymcp.Deps{Reporting: reports, Keys: tenant.Store, SyncRuns: querymcp.SyncRuns(db.Conn), Now: reportingtest.Clock}).Register(engine)
 	srv := httptest.NewServer(engine)
 	t.Cleanup(srv.Close)
 	e.url = srv.URL
 	return e
 }
 
-// forwarded returns the Cache-Control headers of the in-process REST requests since the last call.
-func (e *noCacheEnv) forwarded() []string {
+// record adds a call of the reporting service; the queries it makes with the returned context mark it.
+func (e *noCacheEnv) record(ctx context.Context, method string) context.Context {
+	r := &serviceRead{method: method}
+	e.mu.Lock()
+	e.calls = append(e.calls, r)
+	e.mu.Unlock()
+	return context.WithValue(ctx, serviceReadKey{}, r)
+}
+
+// served describes the calls of the reporting service since the last call, in order of their start:
+// "summary kept", "metric computed", ….
+func (e *noCacheEnv) served() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	out := e.inProc
-	e.inProc = nil
+	out := []string{}
+	for _, r := range e.calls {
+		how := "kept"
+		if r.computed.Load() {
+			how = "computed"
+		}
+		out = append(out, r.method+" "+how)
+	}
+	e.calls = nil
 	return out
 }
 
@@ -200,26 +245,26 @@ func TestRESTNoCache(t *testing.T) {
 	}
 }
 
-// An MCP request with `Cache-Control: no-cache` forwards it on the tool's in-process REST requests
-// (every one of them when a tool makes several), so get_summary is computed as the REST summary
-// would be; without it, the REST requests carry none and kept responses serve.
+// An MCP request with `Cache-Control: no-cache` applies it to every reporting read of the tool
+// call (each one, when a tool makes several), so get_summary is computed as the REST summary would
+// be; without it, the reads are answered with kept responses.
 func TestMCPForwardsNoCache(t *testing.T) {
 	e := noCacheSetup(t)
 	args := map[string]any{"appId": "app-1"}
 	rest, _ := e.rest(t, "/api/v1/summary?appId=app-1", "")
 
 	plain := e.mcpClient(t, nil)
-	e.forwarded()
+	e.served()
 	text, computed := e.call(t, plain, "get_summary", args)
 	if computed || text != rest {
 		t.Fatalf("get_summary without a header: computed %v, answer equal to REST %v", computed, text == rest)
 	}
-	if got := e.forwarded(); len(got) != 1 || got[0] != "" {
-		t.Errorf("in-process Cache-Control without a header: %q", got)
+	if got := e.served(); !slices.Equal(got, []string{"summary kept"}) {
+		t.Errorf("reads of get_summary without a header: %q", got)
 	}
 
 	fresh := e.mcpClient(t, map[string]string{"Cache-Control": "no-cache"})
-	e.forwarded()
+	e.served()
 	text, computed = e.call(t, fresh, "get_summary", args)
 	if !computed {
 		t.Error("get_summary with no-cache was answered with the kept response")
@@ -227,16 +272,26 @@ func TestMCPForwardsNoCache(t *testing.T) {
 	if text != rest {
 		t.Errorf("get_summary with no-cache:\n%s\nREST summary:\n%s", text, rest)
 	}
-	if got := e.forwarded(); len(got) != 1 || got[0] != "no-cache" {
-		t.Errorf("in-process Cache-Control of get_summary: %q, want [no-cache]", got)
+	if got := e.served(); !slices.Equal(got, []string{"summary computed"}) {
+		t.Errorf("reads of get_summary with no-cache: %q, want the summary computed", got)
 	}
 
-	// query_metrics makes one REST request per metric, concurrently: each carries the header.
-	if _, computed := e.call(t, fresh, "query_metrics", map[string]any{"appId": "app-1", "metrics": []string{"mrr", "usage", "arr"}}); !computed {
+	// query_metrics reads one metric at a time, concurrently. Once the plain session has them kept,
+	// no-cache computes each of them again.
+	metrics := map[string]any{"appId": "app-1", "metrics": []string{"mrr", "usage", "arr"}}
+	e.call(t, plain, "query_metrics", metrics)
+	e.served()
+	if _, computed := e.call(t, plain, "query_metrics", metrics); computed {
+		t.Fatal("query_metrics without a header, a second time: computed")
+	}
+	if got := e.served(); !slices.Equal(got, []string{"metric kept", "metric kept", "metric kept"}) {
+		t.Fatalf("reads of query_metrics without a header, a second time: %q", got)
+	}
+	if _, computed := e.call(t, fresh, "query_metrics", metrics); !computed {
 		t.Error("query_metrics with no-cache was answered with kept responses")
 	}
-	if got := e.forwarded(); len(got) != 3 || got[0] != "no-cache" || got[1] != "no-cache" || got[2] != "no-cache" {
-		t.Errorf("in-process Cache-Control of query_metrics: %q, want no-cache three times", got)
+	if got := e.served(); !slices.Equal(got, []string{"metric computed", "metric computed", "metric computed"}) {
+		t.Errorf("reads of query_metrics with no-cache: %q, want each metric computed", got)
 	}
 
 	// The other session is unaffected: its summary is the kept one (the no-cache call kept it).

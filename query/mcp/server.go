@@ -1,21 +1,24 @@
 // Package mcp is the remote MCP server at /api/mcp (Streamable HTTP, bearer key): the reporting data
-// of the REST API for MCP clients. It holds no metric of its own. Every reporting and customer tool
-// sends in-process requests to the query edge's own REST handlers with the caller's bearer header
-// (rest.go), so each number, limit, data-access rule and error a tool returns is the REST API's by
-// construction; composed tools (query_metrics, compare_periods) only arrange several REST answers.
-// list_sync_runs reads the sync runs through the same reader as the admin API, whose route needs an
-// admin key.
+// of the REST API for MCP clients. It holds no metric of its own. REST and MCP are two doors into one
+// query service (docs/MCP.md): every reporting and customer tool parses its arguments with the REST
+// routes' parser and calls the same reporting interface (query.Reporting) under the same cost limits
+// (service.go), and words its failures from the REST error table, so each number, limit,
+// data-access rule and error a tool returns is the REST API's; composed tools (query_metrics,
+// compare_periods) only arrange several such answers. list_sync_runs reads the sync runs through
+// the same read-side store as the admin API (query/syncruns), whose route needs an admin key.
 package mcp
 
 import (
 	"log/slog"
-	"net/http"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/revtrack/revtrack/controlplane/authn"
+	"github.com/revtrack/revtrack/query"
+	"github.com/revtrack/revtrack/query/budget"
 )
 
 // Path is where the server is mounted, relative to the base URL (specification: MCP).
@@ -36,16 +39,17 @@ const instructions = `Read-only subscription analytics of one workspace (apps pu
 
 // Deps is what the server needs.
 type Deps struct {
-	// REST serves the query edge's REST routes (/api/v1/…) with their own authentication: the gin
-	// engine the server is mounted in.
-	REST http.Handler
+	// Reporting is the reporting read side the REST routes read too (query/reporting.Store).
+	Reporting query.Reporting
 	// Keys authenticates the bearer key before any MCP message is read.
 	Keys authn.Keys
 	// SyncRuns reads the sync runs of list_sync_runs.
 	SyncRuns SyncRunReader
-	// Budget charges each tool call its own cost, beside the REST requests it makes (which the REST
-	// API charges); nil charges nothing.
-	Budget Charger
+	// Budget is the REST API's cost budget (query.API.Budget): each tool call costs its own charge,
+	// and each read it makes what the same REST request costs; nil charges nothing.
+	Budget *budget.Budget
+	// Now is the clock of the default ranges, the REST API's (query.API.Now); nil is time.Now.
+	Now func() time.Time
 	// Registry receives the tool-call metrics; nil registers them nowhere.
 	Registry prometheus.Registerer
 	Log      *slog.Logger
@@ -70,7 +74,11 @@ func New(d Deps) *Server {
 	if d.Registry == nil {
 		d.Registry = prometheus.NewRegistry()
 	}
-	t := &tools{rest: restClient{h: d.REST}, runs: d.SyncRuns, budget: d.Budget, log: d.Log, metrics: newMetrics(d.Registry)}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	t := &tools{svc: &service{reporting: d.Reporting, budget: d.Budget, now: d.Now}, runs: d.SyncRuns, log: d.Log,
+		metrics: newMetrics(d.Registry)}
 	for _, def := range t.all() {
 		m.AddTool(def.tool, def.handler)
 	}
@@ -91,14 +99,14 @@ func New(d Deps) *Server {
 // Register mounts the endpoint. The bearer key is checked by the same middleware as the REST API
 // before the MCP message is read, so a missing, invalid or revoked key is refused with 401 (an
 // inactive subscription with 403) and no tool runs. Each request is checked again: a key revoked
-// mid-session stops working at its next request.
+// mid-session stops working at its next request. This is the one authentication of a tool call:
+// the tools read as the caller it resolved.
 func (s *Server) Register(r gin.IRouter) {
 	r.Any(Path, noStore, authn.Middleware(s.keys, writeError), s.serve)
 }
 
 func (s *Server) serve(c *gin.Context) {
-	ctx := withCaller(c.Request.Context(), callerInfo{authorization: c.GetHeader("Authorization"), caller: authn.From(c)})
-	ctx = withCacheControl(ctx, c.Request.Header)
+	ctx := withCaller(c.Request.Context(), callerInfo{caller: authn.From(c), noCache: query.NoCacheRequested(c.Request.Header)})
 	s.http.ServeHTTP(c.Writer, c.Request.WithContext(ctx))
 }
 

@@ -3,17 +3,17 @@ package mcp
 import (
 	"context"
 
-	"github.com/revtrack/revtrack/ingest/platformsync"
+	"github.com/revtrack/revtrack/query/syncruns"
 )
 
-// SyncRunReader reads sync runs (ingest/platformsync.Runs, the one reader of sync_runs, which the
-// admin API and the CLI use too).
+// SyncRunReader reads sync runs (query/syncruns.Store, the read side of sync_runs, which the admin
+// API and the CLI read through too).
 type SyncRunReader interface {
 	// List returns an app's latest runs, newest first, at most limit.
-	List(ctx context.Context, workspaceID, appID string, limit int) ([]platformsync.RunRecord, error)
+	List(ctx context.Context, workspaceID, appID string, limit int) ([]syncruns.RunRecord, error)
 }
 
-var _ SyncRunReader = platformsync.Runs{}
+var _ SyncRunReader = syncruns.Store{}
 
 // SyncRuns is the sync-run reader over a ClickHouse connection.
-func SyncRuns(ch platformsync.Querier) SyncRunReader { return platformsync.Runs{CH: ch} }
+func SyncRuns(ch syncruns.Querier) SyncRunReader { return syncruns.Store{CH: ch} }

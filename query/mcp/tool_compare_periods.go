@@ -3,9 +3,9 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/url"
-	"time"
+
+	"github.com/revtrack/revtrack/query/reporting"
 )
 
 // ComparePeriodsArgs are compare_periods' arguments.
@@ -68,7 +68,7 @@ func (t *tools) comparePeriods() toolDef {
 	return newTool(t, "compare_periods", "Compare two periods", comparePeriodsDescription, nil, t.runComparePeriods)
 }
 
-// summaryBody is the part of a summary response compare_periods reads.
+// summaryBody is the part of a summary body compare_periods reads.
 type summaryBody struct {
 	Range            period                     `json:"range"`
 	AsOf             string                     `json:"asOf"`
@@ -79,52 +79,51 @@ type summaryBody struct {
 	UsageActivity    json.RawMessage            `json:"usageActivity"`
 }
 
-func (t *tools) runComparePeriods(ctx context.Context, a ComparePeriodsArgs) (json.RawMessage, error) {
+func (t *tools) runComparePeriods(ctx context.Context, a ComparePeriodsArgs) (ComparePeriodsResult, error) {
 	if (a.Previous.From == "") != (a.Previous.To == "") {
-		return nil, invalidArgs("previous needs both from and to, or neither (then it is the period of the same length right before current)")
+		return ComparePeriodsResult{}, invalidArgs("previous needs both from and to, or neither (then it is the period of the same length right before current)")
 	}
-	summary := func(from, to string) restCall {
-		return restCall{path: "/api/v1/summary", q: a.ScopeArgs.values(RangeArgs{From: from, To: to}.values(url.Values{}))}
+	request := func(from, to string) (reporting.Request, error) {
+		return t.svc.reportingRequest(ctx, a.ScopeArgs.values(RangeArgs{From: from, To: to}.values(url.Values{})))
 	}
-	cur := summary(a.Current.From, a.Current.To)
-	if a.Previous.From != "" {
-		bodies, err := t.rest.getAll(ctx, []restCall{cur, summary(a.Previous.From, a.Previous.To)})
-		if err != nil {
-			return nil, err
+	cur, err := request(a.Current.From, a.Current.To)
+	if err != nil {
+		return ComparePeriodsResult{}, err
+	}
+	prevFrom, prevTo := a.Previous.From, a.Previous.To
+	if prevFrom == "" {
+		// The previous period follows from the current one as the REST parser resolved it (defaults).
+		days := int(cur.Range.To.Start().Sub(cur.Range.From.Start()).Hours()/24) + 1
+		prevFrom, prevTo = cur.Range.From.AddDays(-days).String(), cur.Range.From.AddDays(-1).String()
+	}
+	prev, err := request(prevFrom, prevTo)
+	if err != nil {
+		return ComparePeriodsResult{}, err
+	}
+	reqs := []reporting.Request{cur, prev}
+	sums, err := readAll(ctx, len(reqs), func(ctx context.Context, i int) (reporting.Summary, error) { return t.svc.summary(ctx, reqs[i]) })
+	if err != nil {
+		return ComparePeriodsResult{}, err
+	}
+	// The comparison walks the summaries' JSON, the REST bodies, so that every figure a summary
+	// answers is compared without a list of fields to keep up to date.
+	bodies := make([][]byte, len(sums))
+	for i, s := range sums {
+		if bodies[i], err = json.Marshal(s); err != nil {
+			return ComparePeriodsResult{}, err
 		}
-		return compareSummaries(bodies[0], bodies[1])
 	}
-	// The previous period follows from the current one as the REST API resolved it (defaults).
-	curBody, err := t.rest.get(ctx, cur.path, cur.q)
-	if err != nil {
-		return nil, err
-	}
-	rng, err := rangeOf(curBody)
-	if err != nil {
-		return nil, err
-	}
-	from, err1 := time.Parse(time.DateOnly, rng.From)
-	to, err2 := time.Parse(time.DateOnly, rng.To)
-	if err1 != nil || err2 != nil {
-		return nil, fmt.Errorf("summary range %q..%q is not a pair of dates", rng.From, rng.To)
-	}
-	days := int(to.Sub(from).Hours()/24) + 1
-	prev := summary(from.AddDate(0, 0, -days).Format(time.DateOnly), from.AddDate(0, 0, -1).Format(time.DateOnly))
-	prevBody, err := t.rest.get(ctx, prev.path, prev.q)
-	if err != nil {
-		return nil, err
-	}
-	return compareSummaries(curBody, prevBody)
+	return compareSummaries(bodies[0], bodies[1])
 }
 
 // compareSummaries builds the result from two summary bodies.
-func compareSummaries(curBody, prevBody json.RawMessage) (json.RawMessage, error) {
+func compareSummaries(curBody, prevBody []byte) (ComparePeriodsResult, error) {
 	var cur, prev summaryBody
 	if err := json.Unmarshal(curBody, &cur); err != nil {
-		return nil, err
+		return ComparePeriodsResult{}, err
 	}
 	if err := json.Unmarshal(prevBody, &prev); err != nil {
-		return nil, err
+		return ComparePeriodsResult{}, err
 	}
 	out := ComparePeriodsResult{
 		Current:    PeriodInfo{Range: cur.Range, AsOf: cur.AsOf, StaleDataWarning: cur.StaleDataWarning, Coverage: cur.Coverage},
@@ -137,25 +136,25 @@ func compareSummaries(curBody, prevBody json.RawMessage) (json.RawMessage, error
 		pb, inPrev := prev.ByCurrency[c]
 		cv, err := decodeOrNil(cb)
 		if err != nil {
-			return nil, err
+			return ComparePeriodsResult{}, err
 		}
 		pv, err := decodeOrNil(pb)
 		if err != nil {
-			return nil, err
+			return ComparePeriodsResult{}, err
 		}
 		changes, _ := compareValues(cv, pv)
 		out.ByCurrency[c] = CurrencyComparison{InCurrent: inCur, InPrevious: inPrev, Changes: changes}
 	}
 	cu, err := decodeOrNil(cur.UsageActivity)
 	if err != nil {
-		return nil, err
+		return ComparePeriodsResult{}, err
 	}
 	pu, err := decodeOrNil(prev.UsageActivity)
 	if err != nil {
-		return nil, err
+		return ComparePeriodsResult{}, err
 	}
 	out.UsageActivity, _ = compareValues(cu, pu)
-	return marshal(out)
+	return out, nil
 }
 
 func decodeOrNil(b json.RawMessage) (any, error) {

@@ -2,12 +2,15 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/revtrack/revtrack/query"
+	"github.com/revtrack/revtrack/query/reporting"
 )
 
 // ListCustomersArgs are list_customers' arguments: the REST list's paging and scope.
@@ -56,7 +59,7 @@ const getCustomerDescription = "One customer with its analytics, exactly as the 
 
 func (t *tools) listCustomers() toolDef {
 	return newTool(t, "list_customers", "List customers", listCustomersDescription, nil,
-		func(ctx context.Context, a ListCustomersArgs) (json.RawMessage, error) {
+		func(ctx context.Context, a ListCustomersArgs) (reporting.CustomerList, error) {
 			q := a.CustomerRangeArgs.values(url.Values{})
 			if a.Limit != 0 {
 				q.Set("limit", strconv.Itoa(a.Limit))
@@ -64,43 +67,42 @@ func (t *tools) listCustomers() toolDef {
 			set(q, "cursor", a.Cursor)
 			set(q, "appId", a.AppID)
 			set(q, "customerScope", a.CustomerScope)
-			return t.rest.get(ctx, "/api/v1/customers", q)
+			req, err := t.svc.customersRequest(ctx, q)
+			if err != nil {
+				return reporting.CustomerList{}, err
+			}
+			return t.svc.customers(ctx, req)
 		})
 }
 
 func (t *tools) getCustomer() toolDef {
 	return newTool(t, "get_customer", "Customer detail", getCustomerDescription, hints{http.StatusNotFound: "Find valid IDs with list_customers."},
-		func(ctx context.Context, a GetCustomerArgs) (json.RawMessage, error) {
+		func(ctx context.Context, a GetCustomerArgs) (reporting.CustomerDetail, error) {
 			q := a.CustomerRangeArgs.values(url.Values{})
 			if a.Limit != 0 {
 				q.Set("limit", strconv.Itoa(a.Limit))
 			}
 			set(q, "appId", a.AppID)
-			body, err := t.rest.get(ctx, "/api/v1/customers/"+url.PathEscape(a.CustomerID), q)
-			return body, ambiguousCustomer(a.CustomerID, err)
+			req, err := t.svc.customerRequest(ctx, a.CustomerID, q)
+			if err != nil {
+				return reporting.CustomerDetail{}, err
+			}
+			out, err := t.svc.customer(ctx, req)
+			return out, ambiguousCustomer(a.CustomerID, err)
 		})
 }
 
-// ambiguousCustomer rewrites the REST 409 (a shop domain installed in several apps) into a tool
-// error that lists the matching IDs, so the model can retry with one of them.
+// ambiguousCustomer rewrites the 409 of a shop domain installed in several apps into a tool error
+// that lists the matching IDs (those of REST's 409 body), so the model can retry with one of them.
 func ambiguousCustomer(id string, err error) error {
-	re, ok := err.(*restError)
-	if !ok || re.Status != http.StatusConflict {
+	var ambiguous *reporting.AmbiguousError
+	if !errors.As(err, &ambiguous) {
 		return err
 	}
-	ids := conflictIDs(re.Body)
-	if len(ids) == 0 {
+	r := query.ReplyOf(err)
+	if len(r.CustomerIDs) == 0 {
 		return err
 	}
 	return &actionable{cause: err, msg: fmt.Sprintf("The shop domain %q has customers in several apps: %s. "+
-		"Call get_customer again with one of these customer IDs. [HTTP %d %s]", id, strings.Join(ids, ", "), re.Status, re.Code)}
-}
-
-// conflictIDs reads the matching customer IDs of a 409 body ({error, message, customerIds}).
-func conflictIDs(body json.RawMessage) []string {
-	var b struct {
-		CustomerIDs []string `json:"customerIds"`
-	}
-	_ = json.Unmarshal(body, &b)
-	return b.CustomerIDs
+		"Call get_customer again with one of these customer IDs. [HTTP %d %s]", id, strings.Join(r.CustomerIDs, ", "), r.Status, r.Code)}
 }

@@ -2,7 +2,8 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
+
+	"github.com/revtrack/revtrack/query/reporting"
 )
 
 // GetReportArgs are get_report's arguments.
@@ -21,8 +22,12 @@ const getReportDescription = "One report, exactly as the REST endpoint GET /api/
 
 func (t *tools) getReport() toolDef {
 	return newTool(t, "get_report", "Retention or concentration report", getReportDescription, nil,
-		func(ctx context.Context, a GetReportArgs) (json.RawMessage, error) {
+		func(ctx context.Context, a GetReportArgs) (reporting.MetricResponse, error) {
+			req, err := t.svc.reportingRequest(ctx, a.values())
+			if err != nil {
+				return reporting.MetricResponse{}, err
+			}
 			// The schema's enum has admitted only the two reports.
-			return t.rest.get(ctx, "/api/v1/metrics/"+a.Report, a.values())
+			return t.svc.metric(ctx, a.Report, req)
 		})
 }

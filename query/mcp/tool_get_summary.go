@@ -2,7 +2,8 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
+
+	"github.com/revtrack/revtrack/query/reporting"
 )
 
 const getSummaryDescription = "Workspace revenue summary for a date range, exactly as the REST endpoint GET /api/v1/summary returns it. " +
@@ -13,7 +14,11 @@ const getSummaryDescription = "Workspace revenue summary for a date range, exact
 	"Use it for questions like \"what is our MRR\", \"how many customers pay\", \"how concentrated is revenue\"." + moneyNote
 
 func (t *tools) getSummary() toolDef {
-	return newTool(t, "get_summary", "Revenue summary", getSummaryDescription, nil, func(ctx context.Context, a ReportingArgs) (json.RawMessage, error) {
-		return t.rest.get(ctx, "/api/v1/summary", a.values())
+	return newTool(t, "get_summary", "Revenue summary", getSummaryDescription, nil, func(ctx context.Context, a ReportingArgs) (reporting.Summary, error) {
+		req, err := t.svc.reportingRequest(ctx, a.values())
+		if err != nil {
+			return reporting.Summary{}, err
+		}
+		return t.svc.summary(ctx, req)
 	})
 }

@@ -3,12 +3,10 @@ package mcp
 import (
 	"cmp"
 	"context"
-	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/revtrack/revtrack/ingest/platformsync"
+	"github.com/revtrack/revtrack/query/syncruns"
 )
 
 // ListSyncRunsArgs are list_sync_runs' arguments.
@@ -20,8 +18,8 @@ type ListSyncRunsArgs struct {
 
 // ListSyncRunsResult is list_sync_runs' output: the runs as the admin API shows them.
 type ListSyncRunsResult struct {
-	Runs   []platformsync.RunRecord `json:"runs"`
-	Source string                   `json:"source"`
+	Runs   []syncruns.RunRecord `json:"runs"`
+	Source string               `json:"source"`
 }
 
 const (
@@ -40,10 +38,10 @@ func (t *tools) listSyncRuns() toolDef {
 	return newTool(t, "list_sync_runs", "Platform sync runs", listSyncRunsDescription, nil, t.runListSyncRuns)
 }
 
-func (t *tools) runListSyncRuns(ctx context.Context, a ListSyncRunsArgs) (json.RawMessage, error) {
-	ci, ok := callerFrom(ctx)
-	if !ok {
-		return nil, fmt.Errorf("no authenticated caller in the request context")
+func (t *tools) runListSyncRuns(ctx context.Context, a ListSyncRunsArgs) (ListSyncRunsResult, error) {
+	ci, err := caller(ctx)
+	if err != nil {
+		return ListSyncRunsResult{}, err
 	}
 	if a.Limit == 0 {
 		a.Limit = defaultSyncRunLimit
@@ -53,19 +51,19 @@ func (t *tools) runListSyncRuns(ctx context.Context, a ListSyncRunsArgs) (json.R
 	apps := w.SelectedAppIDs
 	if a.AppID != "" {
 		if !slices.Contains(apps, a.AppID) {
-			return nil, invalidArgs("appId %q is not one of the workspace's selected apps (%s)", a.AppID, strings.Join(apps, ", "))
+			return ListSyncRunsResult{}, invalidArgs("appId %q is not one of the workspace's selected apps (%s)", a.AppID, strings.Join(apps, ", "))
 		}
 		apps = []string{a.AppID}
 	}
 	perApp := a.Limit
 	if a.Status != "" {
-		perApp = platformsync.MaxRunsLimit // filtered below: read deep enough to fill the page
+		perApp = syncruns.MaxRunsLimit // filtered below: read deep enough to fill the page
 	}
-	runs := []platformsync.RunRecord{}
+	runs := []syncruns.RunRecord{}
 	for _, app := range apps {
 		rs, err := t.runs.List(ctx, w.ID, app, perApp)
 		if err != nil {
-			return nil, err
+			return ListSyncRunsResult{}, err
 		}
 		for _, r := range rs {
 			if a.Status == "" || r.Status == a.Status {
@@ -73,11 +71,11 @@ func (t *tools) runListSyncRuns(ctx context.Context, a ListSyncRunsArgs) (json.R
 			}
 		}
 	}
-	slices.SortStableFunc(runs, func(x, y platformsync.RunRecord) int {
+	slices.SortStableFunc(runs, func(x, y syncruns.RunRecord) int {
 		return cmp.Or(y.StartedAt.Compare(x.StartedAt), cmp.Compare(y.RunID, x.RunID))
 	})
 	if len(runs) > a.Limit {
 		runs = runs[:a.Limit]
 	}
-	return marshal(ListSyncRunsResult{Runs: runs, Source: "sync_runs"})
+	return ListSyncRunsResult{Runs: runs, Source: "sync_runs"}, nil
 }

@@ -2,14 +2,15 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"time"
+
+	"github.com/revtrack/revtrack/query/reporting"
 )
 
 // Metrics are the names of GET /api/v1/metrics/{metric}.
 var Metrics = []string{"mrr", "arr", "usage", "net-revenue-retention", "customer-concentration"}
 
-// maxSeriesCalls bounds the REST calls of one query_metrics call (points × metrics): each is a full
+// maxSeriesCalls bounds the reads of one query_metrics call (points × metrics): each is a full
 // metric computation, and a model asking for a year of daily points should be steered to a coarser
 // interval rather than make the workspace's queries wait.
 const maxSeriesCalls = 120
@@ -23,7 +24,7 @@ type QueryMetricsArgs struct {
 
 // QueryMetricsResult is query_metrics' output.
 type QueryMetricsResult struct {
-	// Range is the whole range, as the REST API resolved it (its defaults applied).
+	// Range is the whole range, as the REST API resolves it (its defaults applied).
 	Range    period   `json:"range"`
 	Interval string   `json:"interval"`
 	Metrics  []string `json:"metrics"`
@@ -35,7 +36,7 @@ type QueryMetricsResult struct {
 type MetricPoint struct {
 	Range period `json:"range"`
 	// Results maps each metric to the body of GET /api/v1/metrics/{metric} for the point's range.
-	Results map[string]json.RawMessage `json:"results"`
+	Results map[string]reporting.MetricResponse `json:"results"`
 }
 
 const queryMetricsDescription = "One or more metrics over a date range, optionally as a series of daily, weekly or monthly points. " +
@@ -51,87 +52,76 @@ func (t *tools) queryMetrics() toolDef {
 	return newTool(t, "query_metrics", "Metrics and time series", queryMetricsDescription, nil, t.runQueryMetrics)
 }
 
-func (t *tools) runQueryMetrics(ctx context.Context, a QueryMetricsArgs) (json.RawMessage, error) {
+func (t *tools) runQueryMetrics(ctx context.Context, a QueryMetricsArgs) (QueryMetricsResult, error) {
 	// The schema has checked the metric names (one or more, known, each once).
 	if a.Interval == "" {
 		a.Interval = intervalNone
 	}
+	var reqs []reporting.Request // one per point
 	rng := period{From: a.From, To: a.To}
+	if a.Interval == intervalNone || rng.From == "" || rng.To == "" {
+		// The REST parser owns the default range: the whole range, as GET /api/v1/metrics reads it.
+		req, err := t.svc.reportingRequest(ctx, a.values())
+		if err != nil {
+			return QueryMetricsResult{}, err
+		}
+		rng = period{From: req.Range.From.String(), To: req.Range.To.String()}
+		reqs = append(reqs, req)
+	}
 	periods := []period{rng}
 	if a.Interval != intervalNone {
 		var err error
-		if rng, periods, err = t.series(ctx, a); err != nil {
-			return nil, err
+		if periods, err = series(rng, a); err != nil {
+			return QueryMetricsResult{}, err
 		}
-	}
-	var calls []restCall
-	for _, p := range periods {
-		for _, m := range a.Metrics {
+		// Each point is the metric for its own range, as GET /api/v1/metrics?from=…&to=… answers it.
+		reqs = reqs[:0]
+		for _, p := range periods {
 			q := a.values()
 			set(q, "from", p.From)
 			set(q, "to", p.To)
-			calls = append(calls, restCall{path: "/api/v1/metrics/" + m, q: q})
+			req, err := t.svc.reportingRequest(ctx, q)
+			if err != nil {
+				return QueryMetricsResult{}, err
+			}
+			reqs = append(reqs, req)
 		}
 	}
-	bodies, err := t.rest.getAll(ctx, calls)
+	n := len(a.Metrics)
+	results, err := readAll(ctx, len(reqs)*n, func(ctx context.Context, i int) (reporting.MetricResponse, error) {
+		return t.svc.metric(ctx, a.Metrics[i%n], reqs[i/n])
+	})
 	if err != nil {
-		return nil, err
+		return QueryMetricsResult{}, err
 	}
 	out := QueryMetricsResult{Range: rng, Interval: a.Interval, Metrics: a.Metrics}
 	for i, p := range periods {
-		pt := MetricPoint{Range: p, Results: make(map[string]json.RawMessage, len(a.Metrics))}
+		pt := MetricPoint{Range: p, Results: make(map[string]reporting.MetricResponse, n)}
 		for j, m := range a.Metrics {
-			pt.Results[m] = bodies[i*len(a.Metrics)+j]
+			pt.Results[m] = results[i*n+j]
 		}
 		out.Points = append(out.Points, pt)
 	}
-	if a.Interval == intervalNone {
-		// The REST API resolved the range's defaults; report the range it used.
-		if out.Range, err = rangeOf(bodies[0]); err != nil {
-			return nil, err
-		}
-		out.Points[0].Range = out.Range
-	}
-	return marshal(out)
+	return out, nil
 }
 
-// series resolves the whole range and cuts it into periods.
-func (t *tools) series(ctx context.Context, a QueryMetricsArgs) (period, []period, error) {
-	rng := period{From: a.From, To: a.To}
-	if rng.From == "" || rng.To == "" {
-		// The REST API owns the default range: ask it, with the first metric over the whole range.
-		body, err := t.rest.get(ctx, "/api/v1/metrics/"+a.Metrics[0], a.values())
-		if err != nil {
-			return rng, nil, err
-		}
-		if rng, err = rangeOf(body); err != nil {
-			return rng, nil, err
-		}
-	}
+// series cuts the whole range into the periods of the interval, refusing a series of more
+// computations than maxSeriesCalls. Its periods need not fit in one REST range (a two-year monthly
+// series is 24 ranges of a month): each is read as a range of its own.
+func series(rng period, a QueryMetricsArgs) ([]period, error) {
 	from, errFrom := time.Parse(time.DateOnly, rng.From)
 	to, errTo := time.Parse(time.DateOnly, rng.To)
 	switch {
 	case errFrom != nil:
-		return rng, nil, invalidArgs("from must be a date YYYY-MM-DD")
+		return nil, invalidArgs("from must be a date YYYY-MM-DD")
 	case errTo != nil:
-		return rng, nil, invalidArgs("to must be a date YYYY-MM-DD")
+		return nil, invalidArgs("to must be a date YYYY-MM-DD")
 	case from.After(to):
-		return rng, nil, invalidArgs("from must not be after to")
+		return nil, invalidArgs("from must not be after to")
 	}
 	if n := countPeriods(from, to, a.Interval); n*len(a.Metrics) > maxSeriesCalls {
-		return rng, nil, invalidArgs("a %s series from %s to %s has %d points; with %d metrics that is %d computations, more than %d: "+
+		return nil, invalidArgs("a %s series from %s to %s has %d points; with %d metrics that is %d computations, more than %d: "+
 			"use a coarser interval, fewer metrics or a shorter range", a.Interval, rng.From, rng.To, n, len(a.Metrics), n*len(a.Metrics), maxSeriesCalls)
 	}
-	return rng, splitPeriods(from, to, a.Interval), nil
-}
-
-// rangeOf reads the resolved range of a REST reporting body.
-func rangeOf(body json.RawMessage) (period, error) {
-	var b struct {
-		Range period `json:"range"`
-	}
-	if err := json.Unmarshal(body, &b); err != nil {
-		return period{}, err
-	}
-	return b.Range, nil
+	return splitPeriods(from, to, a.Interval), nil
 }

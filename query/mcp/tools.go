@@ -8,36 +8,28 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
-
-	"github.com/revtrack/revtrack/query/budget"
 )
 
 // tools holds what the tool handlers share. One file per tool (tool_*.go) defines its arguments, its
 // description for the model and its handler.
 type tools struct {
-	rest    restClient
+	svc     *service
 	runs    SyncRunReader
-	budget  Charger // nil: tool calls cost nothing of their own
 	log     *slog.Logger
 	metrics *metrics
 }
 
-// Charger takes the cost of one tool call from its caller's budget, or refuses it with a
-// *budget.LimitError (query/budget.Budget). The REST requests a tool makes are charged by the REST
-// API itself.
-type Charger interface {
-	Charge(ctx context.Context, keyID string) error
-}
-
-var _ Charger = (*budget.Budget)(nil)
-
-// charge takes the cost of a tool call of the request's caller.
+// charge takes the cost of a tool call of the request's caller from its budget (budget.Charge),
+// beside what each read of the call costs (service.go).
 func (t *tools) charge(ctx context.Context) error {
-	if t.budget == nil {
+	if t.svc.budget == nil {
 		return nil
 	}
-	ci, _ := callerFrom(ctx)
-	return t.budget.Charge(ctx, ci.caller.Principal.KeyID)
+	ci, err := caller(ctx)
+	if err != nil {
+		return err
+	}
+	return t.svc.budget.Charge(ctx, ci.caller.Principal.KeyID)
 }
 
 type toolDef struct {
@@ -61,15 +53,20 @@ func (t *tools) all() []toolDef {
 const moneyNote = " Money fields end in `Cents` and are integers in minor units of their currency (4900 with USD = 49.00 USD). " +
 	"Each currency is reported separately: never add or compare amounts of different currencies."
 
-// newTool builds a read-only tool whose input schema is derived from its argument struct T, and
-// its handler: arguments are checked against the schema, decoded into T and given to fn, whose JSON
-// is the tool's text content. Any failure becomes a tool error (errors.go), with h adding the tool's
-// own advice per REST status. Every tool only reads synced data and changes nothing.
-func newTool[T any](t *tools, name, title, description string, h hints, fn func(ctx context.Context, args T) (json.RawMessage, error)) toolDef {
+// newTool builds a read-only tool whose input schema is derived from its argument struct A, and
+// its handler: arguments are checked against the schema, decoded into A and given to fn, whose typed
+// output R is the tool's text content as JSON, encoded as the REST API encodes its bodies (so a tool
+// that answers a REST body answers it byte for byte). Any failure becomes a tool error (errors.go),
+// with h adding the tool's own advice per REST status. Every tool only reads synced data and changes
+// nothing.
+//
+// The output is text only, no structuredContent or outputSchema: the results and the tools/list
+// contract (testdata/tools_list.golden.json) stay what clients were given.
+func newTool[A, R any](t *tools, name, title, description string, h hints, fn func(ctx context.Context, args A) (R, error)) toolDef {
 	tool := mcpgo.NewTool(name, mcpgo.WithDescription(description))
 	tool.Title = title
 	tool.InputSchema = mcpgo.ToolInputSchema{}
-	tool.RawInputSchema = inputSchema(new(T))
+	tool.RawInputSchema = inputSchema(new(A))
 	tool.Annotations = mcpgo.ToolAnnotation{
 		Title:           title,
 		ReadOnlyHint:    mcpgo.ToBoolPtr(true),
@@ -78,30 +75,35 @@ func newTool[T any](t *tools, name, title, description string, h hints, fn func(
 		OpenWorldHint:   mcpgo.ToBoolPtr(false),
 	}
 	v := newArgValidator(name, tool.RawInputSchema)
-	call := func(ctx context.Context, req mcpgo.CallToolRequest) (json.RawMessage, error) {
+	call := func(ctx context.Context, req mcpgo.CallToolRequest) ([]byte, error) {
 		if err := t.charge(ctx); err != nil {
-			return nil, err
+			return nil, asQueryError(err)
 		}
 		if err := v.validate(req.GetRawArguments()); err != nil {
 			return nil, err
 		}
-		var args T
+		var args A
 		if err := req.BindArguments(&args); err != nil {
 			return nil, invalidArgs("%v", err)
 		}
-		return fn(ctx, args)
+		out, err := fn(ctx, args)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(out)
 	}
 	return toolDef{tool: tool, handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		start := time.Now()
 		out, err := call(ctx, req)
-		t.metrics.calls.WithLabelValues(name, outcomeOf(err)).Inc()
-		t.metrics.seconds.WithLabelValues(name).Observe(time.Since(start).Seconds())
+		outcome := outcomeOK
+		var res *mcpgo.CallToolResult
 		if err != nil {
-			return t.toolError(name, err, h), nil
+			res, outcome = t.failure(name, err, h)
+		} else {
+			res = mcpgo.NewToolResultText(string(out))
 		}
-		return mcpgo.NewToolResultText(string(out)), nil
+		t.metrics.calls.WithLabelValues(name, outcome).Inc()
+		t.metrics.seconds.WithLabelValues(name).Observe(time.Since(start).Seconds())
+		return res, nil
 	}}
 }
-
-// marshal encodes a composed result.
-func marshal(v any) (json.RawMessage, error) { return json.Marshal(v) }

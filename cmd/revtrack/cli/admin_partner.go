@@ -11,6 +11,7 @@ import (
 
 	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/ingest/platformsync"
+	"github.com/revtrack/revtrack/query/syncruns"
 	"github.com/revtrack/revtrack/schemas"
 )
 
@@ -157,7 +158,7 @@ func (a *app) syncCommands() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				rs, err := platformsync.Runs{CH: s.Conn()}.List(ctx, w.ID, appID, limit)
+				rs, err := syncruns.Store{CH: s.Conn()}.List(ctx, w.ID, appID, limit)
 				if err != nil {
 					return err
 				}
@@ -165,7 +166,7 @@ func (a *app) syncCommands() *cobra.Command {
 			})
 		}}
 	runs.Flags().StringVar(&appID, "app", "", "only this app's runs")
-	runs.Flags().IntVar(&limit, "limit", 20, fmt.Sprintf("most runs to list (1 to %d)", platformsync.MaxRunsLimit))
+	runs.Flags().IntVar(&limit, "limit", 20, fmt.Sprintf("most runs to list (1 to %d)", syncruns.MaxRunsLimit))
 	cmd.AddCommand(run, runs)
 	return cmd
 }

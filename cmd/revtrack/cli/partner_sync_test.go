@@ -17,6 +17,7 @@ import (
 	"github.com/revtrack/revtrack/ingest/platformsync"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/internal/testenv/pipeline"
+	"github.com/revtrack/revtrack/query/syncruns"
 )
 
 // TestPartnerConnectAndSyncRun connects a workspace to a fake partner API with `revtrack admin
@@ -167,7 +168,7 @@ func TestPartnerConnectAndSyncRun(t *testing.T) {
 	}
 
 	// `admin sync runs` lists the runs, newest first.
-	var listed []platformsync.RunRecord
+	var listed []syncruns.RunRecord
 	if err := json.Unmarshal([]byte(run("admin", "sync", "runs", "acme", "--app", appIDs[0], "--limit", "5")), &listed); err != nil {
 		t.Fatal(err)
 	}

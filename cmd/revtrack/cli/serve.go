@@ -23,6 +23,7 @@ import (
 	"github.com/revtrack/revtrack/query/budget"
 	querymcp "github.com/revtrack/revtrack/query/mcp"
 	"github.com/revtrack/revtrack/query/reporting"
+	"github.com/revtrack/revtrack/query/syncruns"
 	"github.com/revtrack/revtrack/query/tracking"
 	"github.com/revtrack/revtrack/schemas"
 	"github.com/revtrack/revtrack/uploader"
@@ -147,7 +148,7 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 		// key-authenticated surface. The reporting API never writes and never triggers a sync; the
 		// admin API may start on-demand sync runs (POST /api/admin/sync-runs).
 		adminLog := a.log.With("component", "admin-api")
-		syncAPI, err := a.syncAPI(store, syncs, adminLog)
+		syncAPI, err := a.syncAPI(store, syncs, syncruns.Store{CH: in.clickhouse}, adminLog)
 		if err != nil {
 			return err
 		}
@@ -162,9 +163,11 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 		(&adminapi.API{Store: store, Log: adminLog, Sync: syncAPI, Ads: adsAPI, Analysts: a.analystManager(in, store)}).Register(engine)
 		queryLog := a.log.With("component", "query")
 		limits := budget.New(a.cfg.QueryLimits, &budget.RedisBuckets{Client: in.redis, Prefix: a.cfg.Redis.KeyPrefix}, reg)
+		// REST and MCP read through one reporting store: one set of kept answers, one budget.
+		reports := reporting.New(in.clickhouse, reporting.WithLogger(queryLog))
 		(&query.API{Keys: store, Sources: store, Tracking: tracking.New(in.clickhouse),
-			Reporting: reporting.New(in.clickhouse, reporting.WithLogger(queryLog)), Budget: limits, Log: queryLog}).Register(engine)
-		querymcp.New(querymcp.Deps{REST: engine, Keys: store, SyncRuns: querymcp.SyncRuns(in.clickhouse), Budget: limits, Registry: reg,
+			Reporting: reports, Budget: limits, Log: queryLog}).Register(engine)
+		querymcp.New(querymcp.Deps{Reporting: reports, Keys: store, SyncRuns: querymcp.SyncRuns(in.clickhouse), Budget: limits, Registry: reg,
 			Log: a.log.With("component", "mcp")}).Register(engine)
 	}
 
@@ -188,7 +191,7 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 		g.Go(func() error { return upload.Run(gctx) })
 	}
 
-	// MCP tool calls run several REST requests in turn, so their answers get a longer write deadline.
+	// MCP tool calls run several reads in turn, so their answers get a longer write deadline.
 	var longWrites []string
 	if c.query {
 		longWrites = append(longWrites, querymcp.Path)

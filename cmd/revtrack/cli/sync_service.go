@@ -6,6 +6,7 @@ import (
 	"github.com/revtrack/revtrack/adminapi"
 	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/ingest/platformsync"
+	"github.com/revtrack/revtrack/query/syncruns"
 	"github.com/revtrack/revtrack/schemas"
 )
 
@@ -30,11 +31,12 @@ func (a *app) syncService(in *infra, store *controlplane.Store, m *platformsync.
 	}), nil
 }
 
-// syncAPI is the admin API's partner-connection and sync-run routes on svc.
-func (a *app) syncAPI(store *controlplane.Store, svc *platformsync.Service, log *slog.Logger) (*adminapi.SyncAPI, error) {
+// syncAPI is the admin API's partner-connection and sync-run routes: runs start on svc (the writer)
+// and are listed from sync_runs through their read-side store.
+func (a *app) syncAPI(store *controlplane.Store, svc *platformsync.Service, runs syncruns.Store, log *slog.Logger) (*adminapi.SyncAPI, error) {
 	keys, err := a.keyring()
 	if err != nil {
 		return nil, err
 	}
-	return &adminapi.SyncAPI{Partners: store.Partners(keys), Syncs: svc, Audit: store, Log: log}, nil
+	return &adminapi.SyncAPI{Partners: store.Partners(keys), Syncs: svc, Runs: runs, Audit: store, Log: log}, nil
 }
