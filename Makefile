@@ -9,6 +9,8 @@ ifndef GO
 GO := $(shell deploy/local/ensure-go)
 endif
 BIN := bin/revtrack
+# The development tools (platform fakes, demo page, demo workspace) `make run` starts: never in $(BIN).
+DEV_BIN := bin/revtrack-dev
 TEST_STACK := STACK_NAME=test deploy/local/stack
 GO_TEST_FLAGS ?= -count=1 -race -timeout 15m
 
@@ -20,8 +22,9 @@ help: ## List the targets
 tools: ## Install the build tools that are missing (curl)
 	@command -v curl >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl)
 
-build: ## Build bin/revtrack
+build: ## Build bin/revtrack (the product) and bin/revtrack-dev (the fakes and the demo of make run)
 	$(GO) build -o $(BIN) ./cmd/revtrack
+	$(GO) build -o $(DEV_BIN) ./cmd/revtrack-dev
 
 run: tools build ## Local stack up, migrate, demo data, every component; prints the ready line
 	deploy/local/run

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,7 +15,7 @@ const adminActor = "cli:admin"
 
 func (a *app) adminCommand() *cobra.Command {
 	admin := &cobra.Command{Use: "admin", Short: "Manage workspaces, members, apps and API keys"}
-	admin.AddCommand(a.workspaceCommands(), a.memberCommands(), a.appCommands(), a.keyCommands(), a.sourceCommands(), a.trackingCommands(), a.auditCommand(), a.demoCommand())
+	admin.AddCommand(a.workspaceCommands(), a.memberCommands(), a.appCommands(), a.keyCommands(), a.sourceCommands(), a.trackingCommands(), a.auditCommand())
 	admin.AddCommand(a.partnerCommands(), a.syncCommands(), a.customerCommands(), a.reportingCommands())
 	admin.AddCommand(a.adsCommands(), a.resealCommand())
 	admin.AddCommand(a.analystCommands())
@@ -225,24 +224,4 @@ func (a *app) auditCommand() *cobra.Command {
 		}}
 	cmd.Flags().IntVar(&limit, "limit", 50, "entries to show")
 	return cmd
-}
-
-// demoCommand seeds the demo workspace used by `make run` and prints a fresh key for it.
-func (a *app) demoCommand() *cobra.Command {
-	return &cobra.Command{Use: "seed-demo", Short: "Create the demo workspace (idempotent) and print a new API key for it", Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			keys, err := a.keyring()
-			if err != nil {
-				return err
-			}
-			return a.withStore(c, func(ctx context.Context, s *controlplane.Store) error {
-				creds, err := seedDemo(ctx, s, keys)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(a.out, "team=%s api_key=%s tracker_pk=%s tracker_sk=%s demo_page=%s/\n",
-					demoSlug, creds.APIKey, creds.PublicKey, creds.PrivateKey, demoPageOrigin)
-				return nil
-			})
-		}}
 }

@@ -7,17 +7,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/revtrack/revtrack/cmd/revtrack/cli"
 	"github.com/revtrack/revtrack/controlplane"
+	"github.com/revtrack/revtrack/devtools/devcli"
 	"github.com/revtrack/revtrack/devtools/partnerfake"
 	"github.com/revtrack/revtrack/internal/testenv"
 )
 
-// TestCustomerExclusionCommands seeds the demo (which excludes the fake data's excluded shops),
-// then excludes, lists and lifts with `revtrack admin customer`, and checks the audit log.
+// TestCustomerExclusionCommands seeds the demo with `revtrack-dev seed-demo` (which excludes the
+// fake data's excluded shops), then excludes, lists and lifts with `revtrack admin customer`, and
+// checks the audit log.
 func TestCustomerExclusionCommands(t *testing.T) {
 	chc := testenv.ClickHouseConfig(t)
-	run := cliRunner(t, chc)
-	must := func(args ...string) string {
+	rc := testenv.RedisConfig(t)
+	run, runDev := runnerOf(t, cli.Execute, chc, rc), runnerOf(t, devcli.Execute, chc, rc)
+	mustWith := func(run func(args ...string) (string, string, int), args ...string) string {
 		t.Helper()
 		out, logs, code := run(args...)
 		if code != 0 {
@@ -25,6 +29,8 @@ func TestCustomerExclusionCommands(t *testing.T) {
 		}
 		return out
 	}
+	must := func(args ...string) string { t.Helper(); return mustWith(run, args...) }
+	seedDemo := func() { t.Helper(); mustWith(runDev, "seed-demo") }
 	list := func(args ...string) []controlplane.CustomerExclusion {
 		t.Helper()
 		var xs []controlplane.CustomerExclusion
@@ -43,8 +49,8 @@ func TestCustomerExclusionCommands(t *testing.T) {
 	if len(flagged) == 0 {
 		t.Fatal("the demo data flags no shop as excluded")
 	}
-	must("admin", "seed-demo")
-	must("admin", "seed-demo") // a second run adds nothing
+	seedDemo()
+	seedDemo() // a second run adds nothing
 	var seeded []string
 	for _, x := range list() {
 		if !x.Excluded || x.AppID != "" || !strings.HasPrefix(x.Reason, "demo data") {
@@ -74,7 +80,7 @@ func TestCustomerExclusionCommands(t *testing.T) {
 	}
 	// Lifting a seeded rule: it stays lifted when the demo is seeded again.
 	must("admin", "customer", "include", "--workspace", "demo", "--domain", flagged[0], "--reason", "not a partner after all")
-	must("admin", "seed-demo")
+	seedDemo()
 	active := list()
 	if len(active) != len(flagged) || slices.ContainsFunc(active, func(x controlplane.CustomerExclusion) bool { return x.ShopDomain == flagged[0] }) {
 		t.Fatalf("rules in force after the lift and a new seed: %+v", active)

@@ -50,9 +50,6 @@ func New(out, logOut io.Writer) *cobra.Command {
 		a.migrateCommand(),
 		a.adminCommand(),
 		a.configDocsCommand(root),
-		a.demoPageCommand(),
-		a.demoPartnerCommand(),
-		a.demoGoogleCommand(),
 	)
 	return root
 }

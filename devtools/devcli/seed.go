@@ -1,21 +1,29 @@
-package cli
+package devcli
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/devtools/partnerfake"
+	"github.com/revtrack/revtrack/internal/clickhousex"
+	"github.com/revtrack/revtrack/internal/redisx"
+	"github.com/revtrack/revtrack/schemas/bootstrap"
 )
 
 const (
 	demoSlug = "demo"
-	// demoPageAddr serves the demo page (`revtrack demo-page`); its origin is the demo source's
+	// demoPageAddr serves the demo page (`revtrack-dev demo-page`); its origin is the demo source's
 	// allowed origin.
 	demoPageAddr   = "127.0.0.1:8090"
 	demoPageOrigin = "http://" + demoPageAddr
 	demoSourceName = "Upsell Wizard install page"
+	// adminActor names the operator in the audit log, as revtrack's own admin commands do.
+	adminActor = "cli:admin"
 )
 
 // demoCredentials is what `make run` prints so a developer can try tracking at once.
@@ -26,6 +34,53 @@ type demoCredentials struct {
 var demoApps = []controlplane.App{
 	{ID: "demo-upsell", PlatformAppID: "gid://partners/App/1001", Name: "Upsell Wizard"},
 	{ID: "demo-reviews", PlatformAppID: "gid://partners/App/1002", Name: "Review Stars"},
+}
+
+// seedDemoCommand seeds the demo workspace used by `make run` and prints fresh keys for it, in the
+// form deploy/local/run reads.
+func (a *app) seedDemoCommand() *cobra.Command {
+	return &cobra.Command{Use: "seed-demo", Short: "Create the demo workspace (idempotent) and print a new API key for it", Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			keys, err := controlplane.ParseKeyring(a.cfg.EncryptionKeys)
+			if err != nil {
+				return fmt.Errorf("encryption-keys: %w", err)
+			}
+			ctx, cancel := context.WithTimeout(c.Context(), 2*time.Minute)
+			defer cancel()
+			s, closeStore, err := a.openStore(ctx)
+			if err != nil {
+				return err
+			}
+			defer closeStore()
+			creds, err := seedDemo(ctx, s, keys)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.out, "team=%s api_key=%s tracker_pk=%s tracker_sk=%s demo_page=%s/\n",
+				demoSlug, creds.APIKey, creds.PublicKey, creds.PrivateKey, demoPageOrigin)
+			return nil
+		}}
+}
+
+// openStore opens the control-plane store the way revtrack's admin commands do: Redis, the
+// migrations when auto-migrate is on, then ClickHouse; no Kafka.
+func (a *app) openStore(ctx context.Context) (*controlplane.Store, func(), error) {
+	rc, err := redisx.Open(ctx, a.cfg.Redis)
+	if err != nil {
+		return nil, nil, err
+	}
+	if a.cfg.AutoMigrate {
+		if _, err := bootstrap.Migrate(ctx, a.cfg.ClickHouse, rc, a.cfg.Redis.KeyPrefix, a.log); err != nil {
+			rc.Close()
+			return nil, nil, fmt.Errorf("migrate: %w", err)
+		}
+	}
+	ch, err := clickhousex.Open(ctx, a.cfg.ClickHouse)
+	if err != nil {
+		rc.Close()
+		return nil, nil, err
+	}
+	return controlplane.NewStore(ch, rc, a.cfg.Redis.KeyPrefix), func() { ch.Close(); rc.Close() }, nil
 }
 
 // seedDemo makes sure the demo workspace, its apps, its owner and its tracking source exist, and
@@ -64,7 +119,7 @@ func seedDemo(ctx context.Context, s *controlplane.Store, keys *controlplane.Key
 	} else if err != nil {
 		return creds, err
 	}
-	// The demo's platform data comes from the local fake partner API (`revtrack demo-partner-api`).
+	// The demo's platform data comes from the local fake partner API (`revtrack-dev partner-api`).
 	fake := partnerfake.DefaultServerConfig()
 	if _, err := s.Partners(keys).ConnectPartner(ctx, adminActor, demoSlug, fake.OrgID, fake.Tokens[0]); err != nil {
 		return creds, err
