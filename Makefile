@@ -104,6 +104,14 @@ bench-ingest: tools stack-test ## Ingest benchmark: edge vs bare net/http handle
 	eval "$$($(TEST_STACK) env)"; export REVTRACK_KAFKA_BROKERS REVTRACK_CLICKHOUSE_ADDR REVTRACK_CLICKHOUSE_USERNAME REVTRACK_CLICKHOUSE_PASSWORD REVTRACK_REDIS_ADDR; \
 	$(GO) build -o bin/bench-ingest ./bench/ingest && bin/bench-ingest -stack-dir .stack/test $(BENCH_FLAGS)
 
+# The ad-upload queue benchmark (docs/BENCHMARKS.md, "Ad-upload queue"): matcher, uploader and the
+# fake Google next to the Google client alone, on the test stack. BENCH_FLAGS passes flags to
+# bench/upload, e.g. BENCH_FLAGS='-upload-events 5000'.
+.PHONY: bench-upload
+bench-upload: tools stack-test ## Ad-upload queue benchmark: verified events to validated rows, vs the Google client alone
+	eval "$$($(TEST_STACK) env)"; export REVTRACK_KAFKA_BROKERS REVTRACK_CLICKHOUSE_ADDR REVTRACK_CLICKHOUSE_USERNAME REVTRACK_CLICKHOUSE_PASSWORD REVTRACK_REDIS_ADDR; \
+	$(GO) build -o bin/bench-upload ./bench/upload && bin/bench-upload -stack-dir .stack/test $(BENCH_FLAGS)
+
 # The reporting benchmark (docs/BENCHMARKS.md): loads the benchmark data set through the real sync
 # into its own stack (STACK_NAME=bench: Kafka 39092, ClickHouse 39000, Redis 36379), then times the
 # reporting API. BENCH_FLAGS passes flags to bench/query, e.g. BENCH_FLAGS='-reuse' (keep the loaded

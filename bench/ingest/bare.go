@@ -10,47 +10,15 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/revtrack/revtrack/ingest"
 	"github.com/revtrack/revtrack/internal/httpserver"
 	"github.com/revtrack/revtrack/schemas"
 )
 
-// The baseline: a plain net/http server that reads the same bodies and decodes them into the same
-// shapes as the edge (local copies of ingest's request types), then answers 202 with a body of the
-// same shape. No auth, validation, Redis or Kafka: the ratio edge/bare is what the edge's work costs
-// on top of HTTP and JSON.
-
-type bareServerEvent struct {
-	TeamSlug      string          `json:"teamSlug"`
-	PublicKey     string          `json:"publicKey"`
-	EventID       string          `json:"eventId"`
-	AcquisitionID string          `json:"acquisitionId"`
-	Name          string          `json:"name"`
-	CustomerRef   string          `json:"customerRef"`
-	AmountCents   json.RawMessage `json:"amountCents"`
-	Currency      string          `json:"currency"`
-	OccurredAt    string          `json:"occurredAt"`
-}
-
-type bareCollect struct {
-	Key   string            `json:"key"`
-	Batch []json.RawMessage `json:"batch"`
-}
-
-type bareBrowserEvent struct {
-	EventID       string                   `json:"eventId"`
-	Name          string                   `json:"name"`
-	OccurredAt    string                   `json:"occurredAt"`
-	AcquisitionID string                   `json:"acquisitionId"`
-	SessionID     string                   `json:"sessionId"`
-	Returning     bool                     `json:"returning"`
-	URL           string                   `json:"url"`
-	Path          string                   `json:"path"`
-	Title         string                   `json:"title"`
-	Referrer      string                   `json:"referrer"`
-	FirstTouch    schemas.FirstTouch       `json:"firstTouch"`
-	Platform      *schemas.PlatformContext `json:"platform"`
-	Properties    json.RawMessage          `json:"properties"`
-}
+// The baseline: a plain net/http server that reads the same bodies and decodes them into the edge's
+// own request types (schemas/requests_tracking.go), then answers 202 with the edge's response types.
+// No auth, validation, Redis or Kafka: the ratio edge/bare is what the edge's work costs on top of
+// HTTP and JSON.
 
 func bareHandler() http.Handler {
 	mux := http.NewServeMux()
@@ -60,14 +28,14 @@ func bareHandler() http.Handler {
 			http.Error(w, "bad body", http.StatusBadRequest)
 			return
 		}
-		var req bareServerEvent
+		var req schemas.ServerEventRequest
 		dec := json.NewDecoder(bytes.NewReader(body))
 		if err := dec.Decode(&req); err != nil || dec.More() {
 			http.Error(w, "bad json", http.StatusBadRequest)
 			return
 		}
 		w.Header().Set("Cache-Control", "no-store")
-		writeJSON(w, http.StatusAccepted, map[string]any{"accepted": true, "duplicate": false, "eventId": req.EventID})
+		writeJSON(w, http.StatusAccepted, ingest.ServerEventResponse{Accepted: true, EventID: req.EventID})
 	})
 	mux.HandleFunc("POST /v1/collect", func(w http.ResponseWriter, r *http.Request) {
 		if o := r.Header.Get("Origin"); o != "" {
@@ -80,20 +48,20 @@ func bareHandler() http.Handler {
 			http.Error(w, "bad body", http.StatusBadRequest)
 			return
 		}
-		var req bareCollect
+		var req schemas.CollectRequest
 		if err := json.Unmarshal(body, &req); err != nil {
 			http.Error(w, "bad json", http.StatusBadRequest)
 			return
 		}
 		n := 0
 		for _, raw := range req.Batch {
-			var ev bareBrowserEvent
+			var ev schemas.BrowserEventRequest
 			if json.NewDecoder(bytes.NewReader(raw)).Decode(&ev) == nil {
 				n++
 			}
 		}
 		w.Header().Set("Cache-Control", "no-store")
-		writeJSON(w, http.StatusAccepted, map[string]any{"accepted": n, "rejected": []any{}})
+		writeJSON(w, http.StatusAccepted, ingest.CollectResponse{Accepted: n, Rejected: []ingest.RejectedEvent{}})
 	})
 	return mux
 }

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
+
 	"github.com/revtrack/revtrack/bench/internal/benchkit"
+	"github.com/revtrack/revtrack/schemas"
 )
 
 // freshResult is end-to-end freshness: for each server event, the time from its 2xx at the client
@@ -49,10 +51,10 @@ func (s *stack) freshness(ctx context.Context, tag string, rate int, d, poll, wa
 	var failMu sync.Mutex
 	send := func(i int) bool {
 		ids[i] = fmt.Sprintf("%s-%d", tag, i)
-		body, _ := json.Marshal(map[string]any{"teamSlug": benchSlug, "publicKey": s.src.PublicKey, "eventId": ids[i],
-			"acquisitionId": "acq-" + ids[i], "name": "install", "occurredAt": occurred})
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.revtrack.BaseURL+"/api/tracking/server-events", bytes.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+s.private)
+		body, _ := json.Marshal(schemas.ServerEventRequest{TeamSlug: benchkit.TeamSlug, PublicKey: s.Source.PublicKey, EventID: ids[i],
+			AcquisitionID: "acq-" + ids[i], Name: "install", OccurredAt: occurred})
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.Revtrack.BaseURL+"/api/tracking/server-events", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+s.Private)
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := client.Do(req)
 		at := time.Now()
@@ -114,8 +116,8 @@ func (s *stack) visible(ctx context.Context, ids []string) ([]string, error) {
 		for i, id := range chunk {
 			set[i] = id
 		}
-		rows, err := s.conn.Query(ctx, "SELECT event_id FROM server_events WHERE source_id = ? AND event_id IN ?",
-			s.src.ID, clickhouse.GroupSet{Value: set})
+		rows, err := s.Conn.Query(ctx, "SELECT event_id FROM server_events WHERE source_id = ? AND event_id IN ?",
+			s.Source.ID, clickhouse.GroupSet{Value: set})
 		if err != nil {
 			return nil, fmt.Errorf("freshness poll: %w", err)
 		}

@@ -10,11 +10,9 @@
 //   - browser batches (POST /v1/collect) through the edge, next to the same bare handler decoding
 //     the same batch;
 //   - end-to-end freshness: at a steady rate of server events, the time from each 2xx to the first
-//     ClickHouse poll that returns the event's row;
-//   - the ad-upload queue (upload.go): mapped events from Kafka through the upload matcher and the
-//     uploader to the fake Google and back to row states, next to the Google client alone.
+//     ClickHouse poll that returns the event's row.
 //
-// -edge=false skips the first three, -upload=false the last (-only-upload: the last alone).
+// The ad-upload queue has its own benchmark, bench/upload (`make bench-upload`).
 //
 // It needs the test stack (STACK_NAME=test deploy/local/stack up) and wrk; the REVTRACK_KAFKA_BROKERS,
 // REVTRACK_CLICKHOUSE_ADDR and REVTRACK_REDIS_ADDR variables locate the stack. Everything it creates
@@ -50,8 +48,6 @@ type options struct {
 	wrk, cpuprofile, revtrackArgs, stack   string
 	command                                string
 	verbose, strict                        bool
-	edge, upload, onlyUpload               bool
-	up                                     uploadOptions
 }
 
 func main() {
@@ -71,10 +67,6 @@ func main() {
 	flag.StringVar(&o.stack, "stack-dir", ".stack/test", "the test stack's state directory, for the CPU use of its services (optional)")
 	flag.BoolVar(&o.verbose, "v", false, "print wrk's own output of every measured run")
 	flag.BoolVar(&o.strict, "strict", false, "exit 1 when a target is missed")
-	flag.BoolVar(&o.edge, "edge", true, "run the edge sections: server events, browser batches, freshness")
-	flag.BoolVar(&o.upload, "upload", true, "run the ad-upload queue section (upload.go)")
-	flag.BoolVar(&o.onlyUpload, "only-upload", false, "run the ad-upload queue section alone (-edge=false -upload)")
-	registerUploadFlags(flag.CommandLine, &o.up)
 	flag.Parse()
 	os.Exit(run(o))
 }
@@ -88,31 +80,17 @@ type row struct {
 	name        string
 	batch       int
 	res         wrkResult
-	cpu         cpuUse
+	cpu         benchkit.CPUUse
 	produceMean time.Duration // edge only: mean time until Kafka acknowledged, from /metrics
 }
 
 func (r row) eventsPerSec() float64 { return r.res.AcceptedPerSec() * float64(r.batch) }
 
+// run runs the sections: server events and browser batches against the bare baseline, and
+// freshness.
 func run(o options) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if o.onlyUpload {
-		o.edge, o.upload = false, true
-	}
-	code := 0
-	if o.edge {
-		code = runEdge(ctx, o)
-	}
-	if o.upload && ctx.Err() == nil {
-		code = max(code, runUpload(ctx, o))
-	}
-	return code
-}
-
-// runEdge runs the edge sections: server events and browser batches against the bare baseline,
-// and freshness.
-func runEdge(ctx context.Context, o options) int {
 	if _, err := exec.LookPath(o.wrk); err != nil {
 		progress("wrk not found (apt-get install wrk; `make bench-ingest` installs it): %v", err)
 		return 1
@@ -145,17 +123,17 @@ func runEdge(ctx context.Context, o options) int {
 
 	st := newStack()
 	defer func() {
-		progress("cleaning up (revtrack, database %s, topics *%s, Redis keys %s*)", st.ch.Database, st.suffix, st.redis.KeyPrefix)
-		if err := st.stop(); err != nil {
+		progress("cleaning up (revtrack, database %s, topics *%s, Redis keys %s*)", st.CH.Database, st.Suffix, st.Redis.KeyPrefix)
+		if err := st.Stop(); err != nil {
 			progress("cleanup: %v", err)
 		}
 	}()
-	progress("starting revtrack %s in-process (database %s, topic suffix %s)", o.command, st.ch.Database, st.suffix)
-	if err := st.start(ctx, o.command, strings.Fields(o.revtrackArgs)); err != nil {
+	progress("starting revtrack %s in-process (database %s, topic suffix %s)", o.command, st.CH.Database, st.Suffix)
+	if err := st.Start(ctx, o.command, strings.Fields(o.revtrackArgs)); err != nil {
 		progress("%v", err)
 		return 1
 	}
-	if err := st.seed(ctx); err != nil {
+	if err := st.Seed(ctx); err != nil {
 		progress("%v", err)
 		return 1
 	}
@@ -167,13 +145,13 @@ func runEdge(ctx context.Context, o options) int {
 		// 1. Freshness first, on an otherwise idle pipeline. A few events first make sure the
 		// consumer group has joined, so the measurement does not include the group's start-up.
 		progress("priming the pipeline (consumer group join)")
-		prime, err = st.freshness(ctx, "prime-"+st.id, 10, 500*time.Millisecond, o.poll, 90*time.Second)
+		prime, err = st.freshness(ctx, "prime-"+st.ID, 10, 500*time.Millisecond, o.poll, 90*time.Second)
 		if err != nil || prime.Visible != prime.Sent {
-			progress("priming failed (%d of %d visible): %v\n%s", prime.Visible, prime.Sent, err, st.revtrack.Logs)
+			progress("priming failed (%d of %d visible): %v\n%s", prime.Visible, prime.Sent, err, st.Revtrack.Logs)
 			return 1
 		}
 		progress("freshness: %d server events/s for %s, polling ClickHouse every %s", o.freshRate, o.freshDuration, o.poll)
-		fresh, err = st.freshness(ctx, "fresh-"+st.id, o.freshRate, o.freshDuration, o.poll, 30*time.Second)
+		fresh, err = st.freshness(ctx, "fresh-"+st.ID, o.freshRate, o.freshDuration, o.poll, 30*time.Second)
 		if err != nil {
 			progress("freshness: %v", err)
 			return 1
@@ -185,17 +163,17 @@ func runEdge(ctx context.Context, o options) int {
 	}
 
 	occurred := time.Now().UTC().Format(time.RFC3339)
-	args := wrkArgs{private: st.private, public: st.src.PublicKey, slug: benchSlug, occurred: occurred, origin: benchOrigin}
+	args := wrkArgs{private: st.Private, public: st.Source.PublicKey, slug: benchkit.TeamSlug, occurred: occurred, origin: benchkit.Origin}
 	measure := func(name, url, mode, tag string, batch int, edge bool) (row, int64, error) {
 		a := args
 		a.mode, a.batch = mode, batch
 		progress("%s: warm-up %s, then %s (wrk -t%d -c%d)", name, o.warmup, o.duration, o.threads, o.connections)
-		a.tag = tag + "w-" + st.id
+		a.tag = tag + "w-" + st.ID
 		warm, err := ld.run(ctx, url, o.warmup, a)
 		if err != nil {
 			return row{}, 0, err
 		}
-		a.tag = tag + "-" + st.id
+		a.tag = tag + "-" + st.ID
 		pSum, pCount := st.metric("revtrack_ingest_produce_seconds_sum"), st.metric("revtrack_ingest_produce_seconds_count")
 		if edge && mode == "server" && o.cpuprofile != "" {
 			f, err := os.Create(o.cpuprofile)
@@ -208,13 +186,13 @@ func runEdge(ctx context.Context, o options) int {
 			}
 			defer pprof.StopCPUProfile()
 		}
-		before := sampleCPU(o.stack)
+		before := benchkit.SampleCPU(o.stack)
 		res, err := ld.run(ctx, url, o.duration, a)
-		after := sampleCPU(o.stack)
+		after := benchkit.SampleCPU(o.stack)
 		if err != nil {
 			return row{}, 0, err
 		}
-		r := row{name: name, batch: batch, res: res, cpu: cpuBetween(before, after, res.WrkCPU)}
+		r := row{name: name, batch: batch, res: res, cpu: benchkit.CPUBetween(before, after, res.WrkCPU)}
 		if edge {
 			if n := st.metric("revtrack_ingest_produce_seconds_count") - pCount; n > 0 {
 				r.produceMean = time.Duration((st.metric("revtrack_ingest_produce_seconds_sum") - pSum) / n * float64(time.Second))
@@ -239,7 +217,7 @@ func runEdge(ctx context.Context, o options) int {
 		progress("%v", err)
 		return 1
 	}
-	edgeSrv, edgeSrvAccepted, err := measure("edge, server event", st.revtrack.BaseURL+srvPath, "server", "es", 1, true)
+	edgeSrv, edgeSrvAccepted, err := measure("edge, server event", st.Revtrack.BaseURL+srvPath, "server", "es", 1, true)
 	if err != nil {
 		progress("%v", err)
 		return 1
@@ -260,7 +238,7 @@ func runEdge(ctx context.Context, o options) int {
 		progress("%v", err)
 		return 1
 	}
-	edgeCol, edgeColAccepted, err := measure(fmt.Sprintf("edge, browser batch of %d", o.batch), st.revtrack.BaseURL+colPath, "browser", "eb", o.batch, true)
+	edgeCol, edgeColAccepted, err := measure(fmt.Sprintf("edge, browser batch of %d", o.batch), st.Revtrack.BaseURL+colPath, "browser", "eb", o.batch, true)
 	if err != nil {
 		progress("%v", err)
 		return 1
@@ -291,19 +269,6 @@ type drain struct {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
 
-func num(f float64) string {
-	s := fmt.Sprintf("%.0f", f)
-	// Thousands separators for readability.
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
 func verdict(ok bool) string {
 	if ok {
 		return "PASS"
@@ -333,7 +298,7 @@ func report(w io.Writer, o options, m machine, started time.Time, rows []row, f 
 			ratios[i] = r.res.AcceptedPerSec() / rows[i-1].res.AcceptedPerSec()
 			ratio = fmt.Sprintf("%.2f×", ratios[i])
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", r.name, num(r.res.AcceptedPerSec()), num(r.eventsPerSec()),
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", r.name, benchkit.Num(r.res.AcceptedPerSec()), benchkit.Num(r.eventsPerSec()),
 			ms(r.res.P50), ms(r.res.P99), ratio)
 	}
 	pipeline := o.command == "all"
@@ -361,9 +326,9 @@ func report(w io.Writer, o options, m machine, started time.Time, rows []row, f 
 		if r.produceMean > 0 {
 			fmt.Fprintf(w, "; mean Kafka produce (acks=all) %s", ms(r.produceMean))
 		}
-		self, all := r.cpu.perRequest(r.res.AcceptedPerSec())
+		self, all := r.cpu.PerRequest(r.res.AcceptedPerSec())
 		fmt.Fprintf(w, "; CPU in cores: %s; CPU per request: %s µs in the bench process, %s µs with wrk, Kafka, ClickHouse and Redis.\n",
-			r.cpu, num(float64(self)/float64(time.Microsecond)), num(float64(all)/float64(time.Microsecond)))
+			r.cpu, benchkit.Num(float64(self)/float64(time.Microsecond)), benchkit.Num(float64(all)/float64(time.Microsecond)))
 	}
 	if pipeline {
 		fmt.Fprintf(w, "- freshness: %d sent, %d acknowledged, %d visible; p90 %s, max %s", f.Sent, f.Acked, f.Visible,

@@ -5,9 +5,14 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/revtrack/revtrack/bench/internal/benchkit"
+	"github.com/revtrack/revtrack/schemas"
 )
 
 func TestParseBench(t *testing.T) {
@@ -50,11 +55,11 @@ func TestBareHandlerAcceptsTheBenchBodies(t *testing.T) {
 		"sessionId": "ses-1", "url": "https://bench.example/pricing", "firstTouch": map[string]any{"utmSource": "ads"}}
 	body, _ := json.Marshal(map[string]any{"key": "tracker_pk_x", "batch": []any{ev, ev}})
 	req := httptest.NewRequest(http.MethodPost, "/v1/collect", bytes.NewReader(body))
-	req.Header.Set("Origin", benchOrigin)
+	req.Header.Set("Origin", benchkit.Origin)
 	rec = httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	if rec.Code != http.StatusAccepted || !strings.Contains(rec.Body.String(), `"accepted":2`) ||
-		rec.Header().Get("Access-Control-Allow-Origin") != benchOrigin {
+		rec.Header().Get("Access-Control-Allow-Origin") != benchkit.Origin {
 		t.Fatalf("browser batch: %d %v %s", rec.Code, rec.Header(), rec.Body)
 	}
 
@@ -62,5 +67,30 @@ func TestBareHandlerAcceptsTheBenchBodies(t *testing.T) {
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/api/tracking/server-events", strings.NewReader("{")))
 	if rec.Code != http.StatusBadRequest {
 		t.Fatalf("malformed body: %d", rec.Code)
+	}
+}
+
+// wrk.lua writes its bodies by hand (Lua cannot use the Go types): every field it names must be one
+// the edge's request types declare, so a renamed field fails here rather than as a run of 400s.
+func TestWrkBodiesNameTheRequestFields(t *testing.T) {
+	known := map[string]bool{}
+	for _, v := range []any{schemas.ServerEventRequest{}, schemas.CollectRequest{}, schemas.BrowserEventRequest{}, schemas.FirstTouch{}} {
+		rt := reflect.TypeOf(v)
+		for i := range rt.NumField() {
+			name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+			known[name] = true
+		}
+	}
+	named := map[string]bool{}
+	for _, m := range regexp.MustCompile(`"([A-Za-z]+)":`).FindAllSubmatch(wrkScript, -1) {
+		named[string(m[1])] = true
+		if !known[string(m[1])] {
+			t.Errorf("wrk.lua sends %q, which no request type of the edge declares", m[1])
+		}
+	}
+	for _, f := range []string{"teamSlug", "publicKey", "eventId", "amountCents", "key", "batch", "firstTouch", "gclid"} {
+		if !named[f] {
+			t.Errorf("wrk.lua no longer sends %q: update this test with the script", f)
+		}
 	}
 }

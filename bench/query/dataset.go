@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/revtrack/revtrack/bench/internal/benchkit"
 	"github.com/revtrack/revtrack/devtools/partnerfake"
 	"github.com/revtrack/revtrack/schemas"
 )
@@ -160,8 +161,8 @@ func pick(d *partnerfake.Dataset, n int) (byID, byDomain []sampled) {
 func (f facts) describe(scale float64, took time.Duration) string {
 	return fmt.Sprintf("partnerfake.BenchConfig × %s: %s shops, %s customers (app, shop), %s transactions, %s events, "+
 		"currencies %s, %s to %s (seed %d); generated in %s",
-		strconv.FormatFloat(scale, 'f', -1, 64), num(float64(f.Shops)), num(float64(f.Customers)), num(float64(f.Transactions)),
-		num(float64(f.Events)), strings.Join(f.Currencies, ", "), f.Start, f.End, f.Seed, seconds(took))
+		strconv.FormatFloat(scale, 'f', -1, 64), benchkit.Num(float64(f.Shops)), benchkit.Num(float64(f.Customers)), benchkit.Num(float64(f.Transactions)),
+		benchkit.Num(float64(f.Events)), strings.Join(f.Currencies, ", "), f.Start, f.End, f.Seed, seconds(took))
 }
 
 // sameData reports whether two fact sets describe the same generated data. The counts derived from

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/revtrack/revtrack/bench/internal/benchkit"
 	"github.com/revtrack/revtrack/schemas"
 )
 
@@ -162,7 +163,7 @@ func (s *stack) reusable(ctx context.Context, m marker, want facts) (string, err
 	}
 	if !m.Facts.sameData(want) {
 		return fmt.Sprintf("the stack holds another data set (scale %v, %s customers, ending %s)", m.Scale,
-			num(float64(m.Facts.Customers)), m.Facts.End), nil
+			benchkit.Num(float64(m.Facts.Customers)), m.Facts.End), nil
 	}
 	if ok, err := s.databaseExists(ctx); err != nil || !ok {
 		return "the stack has no revtrack database", err

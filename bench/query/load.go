@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/revtrack/revtrack/bench/internal/benchkit"
 	"github.com/revtrack/revtrack/devtools/partnerfake"
 	"github.com/revtrack/revtrack/ingest/platformsync"
 	"github.com/revtrack/revtrack/internal/httpserver"
@@ -297,8 +298,8 @@ func (s *stack) reportProgress(ctx context.Context, ws string, f facts, fake *pa
 			rate := float64(tx+ev-last) / now.Sub(lastAt).Seconds()
 			last, lastAt = tx+ev, now
 			progress("%s: %s of %s transactions and %s of %s events in ClickHouse (%s records/s lately); the fake served %s pages",
-				now.Sub(start).Round(time.Second), num(float64(tx)), num(float64(f.Transactions)), num(float64(ev)),
-				num(float64(f.EventKeys)), num(rate), num(float64(fake.Stats().Served)))
+				now.Sub(start).Round(time.Second), benchkit.Num(float64(tx)), benchkit.Num(float64(f.Transactions)), benchkit.Num(float64(ev)),
+				benchkit.Num(float64(f.EventKeys)), benchkit.Num(rate), benchkit.Num(float64(fake.Stats().Served)))
 		}
 	}()
 	return func() { cancel(); <-done }

@@ -41,7 +41,7 @@ func perSec(n float64, d time.Duration) string {
 	if d <= 0 {
 		return ""
 	}
-	return num(n / d.Seconds())
+	return benchkit.Num(n / d.Seconds())
 }
 
 func verdict(ok bool) string {
@@ -88,16 +88,16 @@ func (r *report) printLoad(w io.Writer) {
 	fmt.Fprintln(w, "|---|---:|---:|---:|")
 	fmt.Fprintf(w, "| reset the bench stack, start `revtrack all`, seed (admin commands) | %s | | |\n", seconds(l.Reset+l.Start+l.Seed))
 	fmt.Fprintf(w, "| sync: every `admin sync run` returned (all pages produced to Kafka) | %s | %s pages, %s records | %s pages/s, %s records/s |\n",
-		seconds(l.Sync), num(float64(l.Pages)), num(records), perSec(float64(l.Pages), l.Sync), perSec(records, l.Sync))
+		seconds(l.Sync), benchkit.Num(float64(l.Pages)), benchkit.Num(records), perSec(float64(l.Pages), l.Sync), perSec(records, l.Sync))
 	fmt.Fprintf(w, "| **end to end**: sync start → every transaction and event in ClickHouse | **%s** | %s transactions + %s events | **%s transactions/s**, %s records/s |\n",
-		seconds(l.Landed), num(float64(l.Transactions.Distinct)), num(float64(l.Events.Distinct)),
+		seconds(l.Landed), benchkit.Num(float64(l.Transactions.Distinct)), benchkit.Num(float64(l.Events.Distinct)),
 		perSec(float64(l.Transactions.Distinct), l.Landed), perSec(records, l.Landed))
 	if l.Pages > 0 && (l.PartnerRPS <= 0 || l.PartnerRPS > realPartnerRPS) {
 		// Paging is sequential per app and token, so at the real limit the sync takes pages ÷ 4
 		// seconds, unless the pipeline is slower than that anyway.
 		real := max(time.Duration(float64(l.Pages)/realPartnerRPS*float64(time.Second)), l.Landed)
 		fmt.Fprintf(w, "| extrapolated to the real limit, %d requests/s per token (%s pages ÷ %d) | %s | | %s transactions/s, %s records/s |\n",
-			realPartnerRPS, num(float64(l.Pages)), realPartnerRPS, seconds(real),
+			realPartnerRPS, benchkit.Num(float64(l.Pages)), realPartnerRPS, seconds(real),
 			perSec(float64(l.Transactions.Distinct), real), perSec(records, real))
 	}
 	switch {
@@ -105,31 +105,31 @@ func (r *report) printLoad(w io.Writer) {
 		fmt.Fprintln(w, "| customers derived (platform_customers) | | none: not derived by the processors yet | |")
 	default:
 		fmt.Fprintf(w, "| customers derived (platform_customers), from the sync's start | %s | %s of %s (app, shop) | |\n",
-			seconds(l.CustomersTook), num(float64(l.Customers.Distinct)), num(float64(f.CustomerKeys)))
+			seconds(l.CustomersTook), benchkit.Num(float64(l.Customers.Distinct)), benchkit.Num(float64(f.CustomerKeys)))
 	}
 	fmt.Fprintf(w, "\nLanded: platform_transactions %s distinct of %s (%s rows inserted), platform_lifecycle_events %s distinct (app, event key) of %s "+
 		"(%s rows inserted; the data set has %s events, %s of them share a key with another).",
-		num(float64(l.Transactions.Distinct)), num(float64(f.Transactions)), num(float64(l.Transactions.Rows)),
-		num(float64(l.Events.Distinct)), num(float64(f.EventKeys)), num(float64(l.Events.Rows)),
-		num(float64(f.Events)), num(float64(f.Events-f.EventKeys)))
+		benchkit.Num(float64(l.Transactions.Distinct)), benchkit.Num(float64(f.Transactions)), benchkit.Num(float64(l.Transactions.Rows)),
+		benchkit.Num(float64(l.Events.Distinct)), benchkit.Num(float64(f.EventKeys)), benchkit.Num(float64(l.Events.Rows)),
+		benchkit.Num(float64(f.Events)), benchkit.Num(float64(f.Events-f.EventKeys)))
 	if f.CustomerKeys != f.Customers {
 		fmt.Fprintf(w, " The generator's truth lists %s customers for %s distinct (app, shop) pairs: %d pair(s) twice.",
-			num(float64(f.Customers)), num(float64(f.CustomerKeys)), f.Customers-f.CustomerKeys)
+			benchkit.Num(float64(f.Customers)), benchkit.Num(float64(f.CustomerKeys)), f.Customers-f.CustomerKeys)
 	}
 	if l.Throttled > 0 {
-		fmt.Fprintf(w, " The fake answered %s requests with 429.", num(float64(l.Throttled)))
+		fmt.Fprintf(w, " The fake answered %s requests with 429.", benchkit.Num(float64(l.Throttled)))
 	}
 	fmt.Fprintln(w)
 	var apps []string
 	over := 0
 	for i, n := range f.AppTransactions {
-		apps = append(apps, fmt.Sprintf("%s %s", appID(r.ds.d.Apps[i]), num(float64(n))))
+		apps = append(apps, fmt.Sprintf("%s %s", appID(r.ds.d.Apps[i]), benchkit.Num(float64(n))))
 		if n > productionRowLimit {
 			over++
 		}
 	}
 	fmt.Fprintf(w, "Transactions per app: %s. The load lifts the sync's row limit (production: %s transactions per app, newest first) "+
-		"so that all of them load; with it, %d of %d apps would be truncated.\n", strings.Join(apps, ", "), num(productionRowLimit), over, len(apps))
+		"so that all of them load; with it, %d of %d apps would be truncated.\n", strings.Join(apps, ", "), benchkit.Num(productionRowLimit), over, len(apps))
 	var runs []string
 	for _, run := range l.Runs {
 		d := time.Duration(0)
@@ -137,7 +137,7 @@ func (r *report) printLoad(w io.Writer) {
 			d = run.FinishedAt.Sub(run.StartedAt)
 		}
 		runs = append(runs, fmt.Sprintf("%s %s in %s (%s transactions, %s events)", run.AppID, run.Status, seconds(d),
-			num(float64(run.TransactionsCount)), num(float64(run.EventsCount))))
+			benchkit.Num(float64(run.TransactionsCount)), benchkit.Num(float64(run.EventsCount))))
 	}
 	if len(runs) > 0 {
 		fmt.Fprintf(w, "Sync runs: %s.\n", strings.Join(runs, "; "))
@@ -202,7 +202,7 @@ func (r *report) printQueries(w io.Writer) bool {
 			r.problems = append(r.problems, fmt.Sprintf("%s: %d requests failed, last: %s", res.name, res.errors, res.lastErr))
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", res.name, ms(res.p(50)), ms(res.p(99)), ms(mean(res.lat)),
-			ms(res.p(100)), answers, num(float64(res.meanBytes())), ratio, goalText(res, byName), mark)
+			ms(res.p(100)), answers, benchkit.Num(float64(res.meanBytes())), ratio, goalText(res, byName), mark)
 	}
 	if len(verdicts) > 0 {
 		fmt.Fprintln(w, "\n| Target | p50 | Goal | |")
@@ -305,7 +305,7 @@ func partsText(ps []tableParts) string {
 	}
 	var out []string
 	for _, p := range ps {
-		out = append(out, fmt.Sprintf("%s %d (%s rows)", p.Table, p.Parts, num(float64(p.Rows))))
+		out = append(out, fmt.Sprintf("%s %d (%s rows)", p.Table, p.Parts, benchkit.Num(float64(p.Rows))))
 	}
 	return strings.Join(out, ", ")
 }

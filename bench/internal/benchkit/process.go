@@ -1,7 +1,8 @@
-// Package benchkit is what the query and ingest benchmarks share: running revtrack inside the
-// benchmark's process against a local stack, clearing what a run leaves on that stack, describing
-// the machine the numbers come from, and percentiles. Both benchmarks report through it, so one
-// fix reaches both and their reports stay comparable.
+// Package benchkit is what the query, ingest and upload benchmarks share: running revtrack inside
+// the benchmark's process against a local stack (a Sandbox of the test stack for ingest and
+// upload), clearing what a run leaves on that stack, describing the machine the numbers come from,
+// CPU accounting, percentiles and number formatting. The benchmarks report through it, so one fix
+// reaches all of them and their reports stay comparable.
 package benchkit
 
 import (

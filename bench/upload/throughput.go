@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/revtrack/revtrack/bench/internal/benchkit"
 	"github.com/revtrack/revtrack/controlplane"
 )
 
@@ -29,7 +30,7 @@ type throughputResult struct {
 	Outcomes                       map[string]float64
 	MaxParts                       uint64 // most active parts of upload_queue seen during the pass
 	MatchWaited                    float64
-	CPU                            cpuUse
+	CPU                            benchkit.CPUUse
 }
 
 // RowsPerSec is the pass's rate: events in their final state per second from the first produce.
@@ -86,7 +87,7 @@ func (e *uploadEnv) throughputPass(ctx context.Context, tag string, interval tim
 	waits0 := counterSum(e.procReg, "revtrack_upload_match_late_click_waits_total")
 	reqSum0, reqCount0 := histogramTotals(reg, "revtrack_upload_ingest_request_seconds")
 
-	before := sampleCPU(e.stackDir)
+	before := benchkit.SampleCPU(e.stackDir)
 	start := time.Now()
 	if err := e.produceServerEvents(ctx, tag, n, m.Milestone); err != nil {
 		return r, fmt.Errorf("produce server events: %w", err)
@@ -123,7 +124,7 @@ func (e *uploadEnv) throughputPass(ctx context.Context, tag string, interval tim
 			break
 		}
 	}
-	r.CPU = cpuBetween(before, sampleCPU(e.stackDir), 0)
+	r.CPU = benchkit.CPUBetween(before, benchkit.SampleCPU(e.stackDir), 0)
 	r.MatchWaited = counterSum(e.procReg, "revtrack_upload_match_late_click_waits_total") - waits0
 	r.Outcomes = counterBy(reg, "revtrack_upload_ingest_requests_total", "outcome")
 	for k, v := range outcomes0 {

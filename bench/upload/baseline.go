@@ -38,7 +38,7 @@ func (e *uploadEnv) baseline(ctx context.Context, tag string, requests, perReque
 		return res, fmt.Errorf("refresh token: %w", err)
 	}
 	ep := e.connect.Endpoints()
-	ts := google.NewOAuth(e.connect.OAuthClientID, e.connect.OAuthClientSecret, e.connect.RedirectURL(e.st.revtrack.BaseURL), ep, nil).
+	ts := google.NewOAuth(e.connect.OAuthClientID, e.connect.OAuthClientSecret, e.connect.RedirectURL(e.st.Revtrack.BaseURL), ep, nil).
 		TokenSource(ctx, refresh)
 	dm := google.NewDataManager(ep.DataManagerURL, nil)
 	at := time.Now().UTC().Format(time.RFC3339)

@@ -10,7 +10,7 @@ import (
 	"github.com/revtrack/revtrack/schemas"
 )
 
-// TestUploadQueriesRunOnCurrentClickHouse runs the section's queries (upload_sql.go) on the current
+// TestUploadQueriesRunOnCurrentClickHouse runs the benchmark's queries (sql.go) on the current
 // ClickHouse engine as well (the benchmark itself runs them on the stack's 18.16), over the
 // migrated schema and one queue row, with the arguments inlined as the driver binds them.
 func TestUploadQueriesRunOnCurrentClickHouse(t *testing.T) {

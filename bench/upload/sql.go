@@ -1,6 +1,6 @@
 package main
 
-// SQL of the ad-upload section (upload*.go); it only reads. A queue row's state is its latest
+// SQL of the benchmark; it only reads. A queue row's state is its latest
 // version (argMax by version), as the uploader reads it (uploader/rows_sql.go): the table is a
 // ReplacingMergeTree whose merges are not immediate. Aliases differ from column names because
 // ClickHouse 18.16 resolves an alias that shadows a column inside its own aggregate.

@@ -30,7 +30,7 @@ type latencyResult struct {
 	Done        []time.Duration
 	Requests    int // events:ingest requests that carried the pass's events
 	MaxPerReq   int
-	CPU         cpuUse
+	CPU         benchkit.CPUUse
 	MatchWaited float64 // late-click waits of the matcher during the pass (0 when every click had landed)
 }
 
@@ -70,9 +70,9 @@ func (e *uploadEnv) latencyPass(ctx context.Context, tag string, interval time.D
 		return r, err
 	}
 	waits0 := counterSum(e.procReg, "revtrack_upload_match_late_click_waits_total")
-	before := sampleCPU(e.stackDir)
+	before := benchkit.SampleCPU(e.stackDir)
 	evs, err := e.sendAndTrack(ctx, tag, u.latencyEvents, u.latencyRate, "paid", e.validation, statusValidated, u.poll, interval+30*time.Second)
-	r.CPU = cpuBetween(before, sampleCPU(e.stackDir), 0)
+	r.CPU = benchkit.CPUBetween(before, benchkit.SampleCPU(e.stackDir), 0)
 	r.MatchWaited = counterSum(e.procReg, "revtrack_upload_match_late_click_waits_total") - waits0
 	if stopErr := e.stopUploader(); err == nil {
 		err = stopErr
@@ -148,7 +148,7 @@ func (e *uploadEnv) sendAndTrack(ctx context.Context, tag string, n, rate int, m
 	start := time.Now()
 	evs := make([]*tracked, n)
 	for i := range n {
-		hash := schemas.EventIDHash(e.st.src.ID, passEvent(tag, i))
+		hash := schemas.EventIDHash(e.st.Source.ID, passEvent(tag, i))
 		evs[i] = &tracked{row: schemas.UploadRowID(m.MappingID, hash), tx: schemas.UploadTransactionID(m.MappingID, hash)}
 	}
 	send := func(i int) bool {

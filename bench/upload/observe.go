@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// What the section reads besides ClickHouse: the fake Google's record of the requests it received,
+// What the benchmark reads besides ClickHouse: the fake Google's record of the requests it received,
 // and the metrics of the in-process services (their own registries).
 
 const ingestPath = "/v1/events:ingest"
@@ -21,7 +21,7 @@ type fakeRequest struct {
 	ValidateOnly bool
 }
 
-// ingestBody is the part of an events:ingest body the section reads.
+// ingestBody is the part of an events:ingest body the benchmark reads.
 type ingestBody struct {
 	Events []struct {
 		TransactionID string `json:"transactionId"`

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/revtrack/revtrack/bench/internal/benchkit"
 	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/devtools/googlefake"
 	"github.com/revtrack/revtrack/internal/clickhousex"
@@ -25,11 +26,11 @@ import (
 // benchActor is who the connection and the mappings are created by (the audit log names it).
 const benchActor = "bench@revtrack.local"
 
-// uploadEnv is the system under test of the ad-upload section (upload.go), all in this process.
+// uploadEnv is the system under test (main.go), all in this process.
 type uploadEnv struct {
 	stackDir string
 
-	st       *stack
+	st       *benchkit.Sandbox
 	kc       kafkax.Config
 	ch       driver.Conn // the processors' and the uploader's own pool (the stack's serves the polls)
 	producer *kgo.Client // the processors' producer, shared with the uploader for dead letters
@@ -52,22 +53,22 @@ type uploadEnv struct {
 
 // open starts everything and creates the connection and the two mappings.
 func (e *uploadEnv) open(ctx context.Context, revtrackArgs []string) error {
-	e.st = newStack()
-	if err := e.st.start(ctx, "ingest", revtrackArgs); err != nil {
+	e.st = benchkit.NewSandbox()
+	if err := e.st.Start(ctx, "ingest", revtrackArgs); err != nil {
 		return err
 	}
-	if err := e.st.seed(ctx); err != nil {
+	if err := e.st.Seed(ctx); err != nil {
 		return err
 	}
-	e.ws = e.st.src.WorkspaceID
-	e.log = slog.New(slog.NewTextHandler(e.st.revtrack.Logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	e.ws = e.st.Source.WorkspaceID
+	e.log = slog.New(slog.NewTextHandler(e.st.Revtrack.Logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
 	var err error
-	if e.ch, err = clickhousex.Open(ctx, e.st.ch); err != nil {
+	if e.ch, err = clickhousex.Open(ctx, e.st.CH); err != nil {
 		return err
 	}
 	e.kc = kafkax.DefaultConfig()
-	e.kc.Brokers, e.kc.TopicSuffix = e.st.brokers, e.st.suffix
+	e.kc.Brokers, e.kc.TopicSuffix = e.st.Brokers, e.st.Suffix
 	e.procReg = prometheus.NewRegistry()
 	if e.producer, err = kafkax.NewProducer(e.kc, "bench-upload", e.procReg); err != nil {
 		return err
@@ -85,14 +86,14 @@ func (e *uploadEnv) open(ctx context.Context, revtrackArgs []string) error {
 	if e.keys, err = controlplane.ParseKeyring(controlplane.DevelopmentEncryptionKeys); err != nil {
 		return err
 	}
-	e.store = controlplane.NewStore(e.ch, e.st.rdb, e.st.redis.KeyPrefix)
+	e.store = controlplane.NewStore(e.ch, e.st.RDB, e.st.Redis.KeyPrefix)
 	return e.setUp(ctx)
 }
 
 // startProcessors runs every consumer of the process component, as `revtrack process` would.
 func (e *uploadEnv) startProcessors() error {
 	cfg := processors.DefaultConfig()
-	cfg.GroupPrefix = e.st.groupPfx
+	cfg.GroupPrefix = e.st.GroupPrefix
 	svc, err := processors.New(cfg, processors.Deps{Kafka: e.kc, ClickHouse: e.ch, Producer: e.producer,
 		Registry: e.procReg, Log: e.log.With("component", "process")})
 	if err != nil {
@@ -116,8 +117,8 @@ func (e *uploadEnv) startProcessors() error {
 // setUp connects the workspace through the fake's consent page, selects the fake's default account
 // through its manager and creates the mappings, through the setup service the admin API uses.
 func (e *uploadEnv) setUp(ctx context.Context) error {
-	setup, err := uploader.NewSetup(uploader.SetupDeps{Config: e.connect, BaseURL: e.st.revtrack.BaseURL, Store: e.store,
-		Keys: e.keys, Redis: e.st.rdb, KeyPrefix: e.st.redis.KeyPrefix, Logger: e.log})
+	setup, err := uploader.NewSetup(uploader.SetupDeps{Config: e.connect, BaseURL: e.st.Revtrack.BaseURL, Store: e.store,
+		Keys: e.keys, Redis: e.st.RDB, KeyPrefix: e.st.Redis.KeyPrefix, Logger: e.log})
 	if err != nil {
 		return err
 	}
@@ -142,12 +143,12 @@ func (e *uploadEnv) setUp(ctx context.Context) error {
 	if err != nil || sel.ActionsError != "" {
 		return fmt.Errorf("select account: %v %s", err, sel.ActionsError)
 	}
-	if e.validation, err = setup.CreateMapping(ctx, benchActor, e.ws, uploader.MappingInput{SourceID: e.st.src.ID,
+	if e.validation, err = setup.CreateMapping(ctx, benchActor, e.ws, uploader.MappingInput{SourceID: e.st.Source.ID,
 		Milestone: "paid", ConversionActionID: googlefake.DefaultActionID, ConsentConfirmed: true}); err != nil {
 		return fmt.Errorf("create the Validation only mapping: %w", err)
 	}
 	off := false
-	if e.live, err = setup.CreateMapping(ctx, benchActor, e.ws, uploader.MappingInput{SourceID: e.st.src.ID,
+	if e.live, err = setup.CreateMapping(ctx, benchActor, e.ws, uploader.MappingInput{SourceID: e.st.Source.ID,
 		Milestone: "trial_converted", ConversionActionID: googlefake.DefaultActionID2, ConsentConfirmed: true,
 		ValidationOnly: &off}); err != nil {
 		return fmt.Errorf("create the live mapping: %w", err)
@@ -174,14 +175,14 @@ func (e *uploadEnv) startUploader(interval time.Duration, u uploadOptions) error
 	}
 	cfg := uploader.DefaultConfig()
 	cfg.ConnectConfig = e.connect
-	cfg.GroupPrefix = e.st.groupPfx
+	cfg.GroupPrefix = e.st.GroupPrefix
 	cfg.DispatchInterval = interval
 	cfg.BatchSize, cfg.LiveBatchSize = u.batch, u.liveBatch
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
 	reg := prometheus.NewRegistry()
-	svc, err := uploader.New(cfg, uploader.Deps{ClickHouse: e.ch, Redis: e.st.rdb, RedisPrefix: e.st.redis.KeyPrefix,
+	svc, err := uploader.New(cfg, uploader.Deps{ClickHouse: e.ch, Redis: e.st.RDB, RedisPrefix: e.st.Redis.KeyPrefix,
 		Kafka: e.kc, Producer: e.producer, Credentials: e.store.AdConnections(e.keys), Mappings: e.store.AdMappings(),
 		Registry: reg, Log: e.log.With("component", "upload")})
 	if err != nil {
@@ -214,7 +215,7 @@ func (e *uploadEnv) logs() string {
 	if e.st == nil {
 		return ""
 	}
-	return e.st.revtrack.Logs.String()
+	return e.st.Revtrack.Logs.String()
 }
 
 // close stops the services in the reverse order of their start, then removes what the run created.
@@ -234,22 +235,22 @@ func (e *uploadEnv) close() error {
 		e.fakeSrv.Close()
 	}
 	if e.st != nil {
-		if e.st.conn != nil {
+		if e.st.Conn != nil {
 			errs = append(errs, e.dropDatabase())
 		}
-		errs = append(errs, e.st.stop())
+		errs = append(errs, e.st.Stop())
 	}
 	return errors.Join(errs...)
 }
 
-// dropDatabase drops the section's database before stack.stop does, with more time: on the busy
-// shared 18.16 dropping this section's tables (many small parts of upload_queue among them) can take
-// longer than stack.stop's whole one-minute budget, which then leaves the topics, consumer groups
-// and Redis keys behind. stack.stop's own DROP … IF EXISTS is then immediate.
+// dropDatabase drops the run's database before Sandbox.Stop does, with more time: on the busy
+// shared 18.16 dropping this benchmark's tables (many small parts of upload_queue among them) can
+// take longer than Sandbox.Stop's whole one-minute budget, which then leaves the topics, consumer
+// groups and Redis keys behind. Sandbox.Stop's own DROP … IF EXISTS is then immediate.
 func (e *uploadEnv) dropDatabase() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cfg := e.st.ch
+	cfg := e.st.CH
 	cfg.ReadTimeout = 5 * time.Minute
 	srv, err := clickhousex.OpenServer(ctx, cfg)
 	if err != nil {
@@ -260,6 +261,6 @@ func (e *uploadEnv) dropDatabase() error {
 	if err := srv.Exec(ctx, "DROP DATABASE IF EXISTS "+cfg.Database); err != nil {
 		return fmt.Errorf("drop database %s: %w", cfg.Database, err)
 	}
-	progress("upload: database %s dropped in %s", cfg.Database, time.Since(start).Round(time.Millisecond))
+	progress("database %s dropped in %s", cfg.Database, time.Since(start).Round(time.Millisecond))
 	return nil
 }

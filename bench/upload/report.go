@@ -10,12 +10,12 @@ import (
 	"github.com/revtrack/revtrack/bench/internal/benchkit"
 )
 
-// reportUpload prints the ad-upload section as Markdown, in the form docs/BENCHMARKS.md takes.
+// reportUpload prints the results as Markdown, in the form docs/BENCHMARKS.md takes.
 func reportUpload(w io.Writer, o options, r uploadResults) {
-	u, m := o.up, r.mach
+	u, m := o.up, r.host
 	fmt.Fprintf(w, "\n## Ad-upload queue benchmark, %s\n\n", r.started.UTC().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(w, "Machine: %d CPUs, %s, %.1f GiB RAM, Linux %s, %s; load average at start %s, at end %s.\n",
-		m.CPUs, m.Model, m.MemGiB, m.Kernel, m.Go, m.LoadAvg, benchkit.LoadAvg())
+		m.CPUs, m.Model, m.MemGiB, m.Kernel, m.Go, r.loadAvg, benchkit.LoadAvg())
 	fmt.Fprintf(w, "In this process: `revtrack ingest` (the edge), the processors (every consumer, `upload-match` among them), "+
 		"the uploader (one instance per pass; default settings except the dispatch interval, --ads-batch-size %d, "+
 		"--ads-live-batch-size %d) and the fake Google on a loopback port. paid is mapped with Validation only, "+
@@ -27,15 +27,15 @@ func reportUpload(w io.Writer, o options, r uploadResults) {
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
 	b, s := r.baseBatch, r.single
 	fmt.Fprintf(w, "| baseline: Google client alone, %s-event requests, validateOnly | %s | %d | %s | %s events/s (%s req/s) | 1.00× |\n",
-		num(float64(b.PerRequest)), num(float64(b.Requests*b.PerRequest)), b.Requests, dur(b.Took), num(b.EventsPerSec()), dec(b.RequestsPerSec()))
+		benchkit.Num(float64(b.PerRequest)), benchkit.Num(float64(b.Requests*b.PerRequest)), b.Requests, dur(b.Took), benchkit.Num(b.EventsPerSec()), dec(b.RequestsPerSec()))
 	for _, t := range r.throughput {
-		fmt.Fprintf(w, "| queue, %s | %s | %d | %s | %s | %s |\n", t.name(), num(float64(t.Events)), t.Requests, dur(t.Done),
-			num(t.RowsPerSec()), ratio(t.RowsPerSec(), b.EventsPerSec()))
+		fmt.Fprintf(w, "| queue, %s | %s | %d | %s | %s | %s |\n", t.name(), benchkit.Num(float64(t.Events)), t.Requests, dur(t.Done),
+			benchkit.Num(t.RowsPerSec()), ratio(t.RowsPerSec(), b.EventsPerSec()))
 	}
 	fmt.Fprintf(w, "| baseline: Google client alone, 1-event live requests | %s | %d | %s | %s events/s (%s req/s) | 1.00× |\n",
-		num(float64(s.Requests)), s.Requests, dur(s.Took), num(s.EventsPerSec()), dec(s.RequestsPerSec()))
+		benchkit.Num(float64(s.Requests)), s.Requests, dur(s.Took), benchkit.Num(s.EventsPerSec()), dec(s.RequestsPerSec()))
 	l := r.live
-	fmt.Fprintf(w, "| queue, %s, %d event per request | %s | %d | %s | %s | %s |\n", l.name(), u.liveBatch, num(float64(l.Events)),
+	fmt.Fprintf(w, "| queue, %s, %d event per request | %s | %d | %s | %s | %s |\n", l.name(), u.liveBatch, benchkit.Num(float64(l.Events)),
 		l.Requests, dur(l.Done), dec(l.RowsPerSec()), ratio(l.RowsPerSec(), s.EventsPerSec()))
 
 	fmt.Fprintln(w, "\nStages of each queue pass, from the first produce (events produced to the server-events topic at once):")
@@ -68,10 +68,10 @@ func reportUpload(w io.Writer, o options, r uploadResults) {
 	for _, t := range append(r.throughput[:len(r.throughput):len(r.throughput)], r.live) {
 		fmt.Fprintf(w, "- throughput, %s: %d events:ingest requests carried %s events; uploader request outcomes %s; "+
 			"upload_queue held up to %d active parts; %s clicks seeded (through Kafka and the sessionizer) in %s; matcher late-click waits %.0f.\n",
-			t.name(), t.Requests, num(float64(t.RequestEvents)), outcomes(t.Outcomes), t.MaxParts, num(float64(t.Events)), dur(t.Seeded), t.MatchWaited)
+			t.name(), t.Requests, benchkit.Num(float64(t.RequestEvents)), outcomes(t.Outcomes), t.MaxParts, benchkit.Num(float64(t.Events)), dur(t.Seeded), t.MatchWaited)
 	}
 	fmt.Fprintf(w, "- baseline request time: %s-event requests p50 %s, p99 %s; 1-event requests p50 %s, p99 %s.\n",
-		num(float64(b.PerRequest)), pct(b.Lat, 50), pct(b.Lat, 99), pct(s.Lat, 50), pct(s.Lat, 99))
+		benchkit.Num(float64(b.PerRequest)), pct(b.Lat, 50), pct(b.Lat, 99), pct(s.Lat, 50), pct(s.Lat, 99))
 	for _, p := range r.problems {
 		fmt.Fprintf(w, "- PROBLEM: %s\n", p)
 	}
@@ -96,7 +96,7 @@ func dec(f float64) string {
 	if f < 100 {
 		return fmt.Sprintf("%.1f", f)
 	}
-	return num(f)
+	return benchkit.Num(f)
 }
 
 func ratio(a, b float64) string {
@@ -111,7 +111,7 @@ func ratio(a, b float64) string {
 
 // cpuShort is where the CPU went during a pass, in cores: this process (edge, processors,
 // uploader, fake Google, the polls), the stack's services, and the whole machine.
-func cpuShort(u cpuUse) string {
+func cpuShort(u benchkit.CPUUse) string {
 	s := fmt.Sprintf("process %.2f", u.Self)
 	for _, k := range []string{"kafka", "clickhouse", "redis"} {
 		if v, ok := u.Services[k]; ok {

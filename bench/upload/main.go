@@ -1,10 +1,10 @@
-package main
-
-// The ad-upload section (`-upload`, on by default; `-only-upload` runs it alone). It measures the
-// path of docs/ADS_UPLOAD.md with its real parts, each built in this process:
+// Command upload is the ad-upload queue benchmark (`make bench-upload`). It is not a test: it
+// measures and prints Markdown tables (docs/BENCHMARKS.md, "Ad-upload queue").
 //
-//   - the ingest edge: `revtrack ingest` (stack.start), on its own database, topic suffix, consumer
-//     groups and Redis prefix, as the edge section uses;
+// It measures the path of docs/ADS_UPLOAD.md with its real parts, each built in this process:
+//
+//   - the ingest edge: `revtrack ingest` in a benchkit.Sandbox of the test stack (its own database,
+//     topic suffix, consumer groups and Redis prefix, removed at the end);
 //   - the processors (processors.New: every consumer, the upload matcher `upload-match` among them);
 //   - the uploader (uploader.New: queue consumer, dispatcher, diagnostics poller), one instance per
 //     measured pass so that each pass has its own dispatch interval;
@@ -14,6 +14,10 @@ package main
 // `revtrack ingest`, not `revtrack all`, so that no second uploader (the one `all` runs) consumes the
 // same jobs. Passes, in this order: the baseline (the Google client alone against the fake), latency
 // at each dispatch interval, throughput (Validation only) at each interval, then live throughput.
+//
+// It needs the test stack (STACK_NAME=test deploy/local/stack up); the REVTRACK_KAFKA_BROKERS,
+// REVTRACK_CLICKHOUSE_ADDR and REVTRACK_REDIS_ADDR variables locate it.
+package main
 
 import (
 	"context"
@@ -21,12 +25,38 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/revtrack/revtrack/bench/internal/benchkit"
 )
 
-// uploadOptions are the flags of the ad-upload section.
+// options are the benchmark's flags: where revtrack runs, and the passes' settings.
+type options struct {
+	stack, revtrackArgs string
+	up                  uploadOptions
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.stack, "stack-dir", ".stack/test", "the test stack's state directory, for the CPU use of its services (optional)")
+	flag.StringVar(&o.revtrackArgs, "revtrack-args", "", "extra flags of revtrack ingest, space-separated (e.g. --kafka-linger=1ms)")
+	registerUploadFlags(flag.CommandLine, &o.up)
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, o)
+	stop()
+	os.Exit(code)
+}
+
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench-upload: "+format+"\n", args...)
+}
+
+// uploadOptions are the settings of the passes.
 type uploadOptions struct {
 	events, liveEvents, latencyEvents, latencyRate int
 	batch, liveBatch                               int
@@ -94,10 +124,11 @@ func (d *durationList) Set(s string) error {
 	return nil
 }
 
-// uploadResults is everything the section measured, for the report.
+// uploadResults is everything the run measured, for the report.
 type uploadResults struct {
 	started           time.Time
-	mach              machine
+	host              benchkit.Host
+	loadAvg           string // at the start
 	baseBatch, single baselineResult
 	latency           []latencyResult
 	throughput        []throughputResult
@@ -105,65 +136,65 @@ type uploadResults struct {
 	problems          []string
 }
 
-func runUpload(ctx context.Context, o options) int {
+func run(ctx context.Context, o options) int {
 	u := o.up
 	if err := u.validate(); err != nil {
 		progress("invalid flags: %v", err)
 		return 2
 	}
-	res := uploadResults{started: time.Now(), mach: describeMachine(o.wrk)}
+	res := uploadResults{started: time.Now(), host: benchkit.DescribeHost(), loadAvg: benchkit.LoadAvg()}
 	e := &uploadEnv{stackDir: o.stack}
 	defer func() {
-		progress("upload: cleaning up (uploader, processors, fake Google, revtrack ingest, database, topics, Redis keys)")
+		progress("cleaning up (uploader, processors, fake Google, revtrack ingest, database, topics, Redis keys)")
 		if err := e.close(); err != nil {
-			progress("upload cleanup: %v", err)
+			progress("cleanup: %v", err)
 		}
 	}()
-	progress("upload: starting revtrack ingest, the processors and the fake Google in-process")
+	progress("starting revtrack ingest, the processors and the fake Google in-process")
 	if err := e.open(ctx, strings.Fields(o.revtrackArgs)); err != nil {
-		progress("upload: %v", err)
+		progress("%v", err)
 		return 1
 	}
-	progress("upload: database %s, topic suffix %s, Redis prefix %s", e.st.ch.Database, e.st.suffix, e.st.redis.KeyPrefix)
-	progress("upload: workspace connected; mappings paid (Validation only) %s and trial_converted (live) %s",
+	progress("database %s, topic suffix %s, Redis prefix %s", e.st.CH.Database, e.st.Suffix, e.st.Redis.KeyPrefix)
+	progress("workspace connected; mappings paid (Validation only) %s and trial_converted (live) %s",
 		e.validation.MappingID, e.live.MappingID)
 
 	var err error
-	progress("upload: baseline, %d requests of %d events then %d requests of 1 event through the Google client", u.baselineRequests, u.batch, u.baselineSingles)
+	progress("baseline, %d requests of %d events then %d requests of 1 event through the Google client", u.baselineRequests, u.batch, u.baselineSingles)
 	if res.baseBatch, err = e.baseline(ctx, "base-batch", u.baselineRequests, u.batch, true); err != nil {
-		progress("upload baseline: %v", err)
+		progress("baseline: %v", err)
 		return 1
 	}
 	if res.single, err = e.baseline(ctx, "base-single", u.baselineSingles, 1, false); err != nil {
-		progress("upload baseline: %v", err)
+		progress("baseline: %v", err)
 		return 1
 	}
 
 	pass := 0
 	tag := func() string { pass++; return fmt.Sprintf("p%d", pass) }
 	for _, iv := range u.intervals {
-		progress("upload: latency, %d events through the edge at %d/s, dispatch every %s", u.latencyEvents, u.latencyRate, iv)
+		progress("latency, %d events through the edge at %d/s, dispatch every %s", u.latencyEvents, u.latencyRate, iv)
 		r, err := e.latencyPass(ctx, tag(), iv, u)
 		if err != nil {
-			progress("upload latency: %v\n%s", err, e.logs())
+			progress("latency: %v\n%s", err, e.logs())
 			return 1
 		}
 		res.latency = append(res.latency, r)
 		res.problems = append(res.problems, r.problems()...)
 	}
 	for _, iv := range u.intervals {
-		progress("upload: throughput, %d events, Validation only, dispatch every %s", u.events, iv)
+		progress("throughput, %d events, Validation only, dispatch every %s", u.events, iv)
 		r, err := e.throughputPass(ctx, tag(), iv, u, e.validation, u.events)
 		if err != nil {
-			progress("upload throughput: %v\n%s", err, e.logs())
+			progress("throughput: %v\n%s", err, e.logs())
 			return 1
 		}
 		res.throughput = append(res.throughput, r)
 		res.problems = append(res.problems, r.problems()...)
 	}
-	progress("upload: throughput, %d events, live, %d per request, dispatch every %s", u.liveEvents, u.liveBatch, u.liveInterval)
+	progress("throughput, %d events, live, %d per request, dispatch every %s", u.liveEvents, u.liveBatch, u.liveInterval)
 	if res.live, err = e.throughputPass(ctx, tag(), u.liveInterval, u, e.live, u.liveEvents); err != nil {
-		progress("upload live throughput: %v\n%s", err, e.logs())
+		progress("live throughput: %v\n%s", err, e.logs())
 		return 1
 	}
 	res.problems = append(res.problems, res.live.problems()...)

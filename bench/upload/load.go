@@ -14,6 +14,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/revtrack/revtrack/bench/internal/benchkit"
 	"github.com/revtrack/revtrack/schemas"
 )
 
@@ -23,6 +24,13 @@ func passAcq(tag string, i int) string   { return fmt.Sprintf("acq-%s-%06d", tag
 func passEvent(tag string, i int) string { return fmt.Sprintf("evt-%s-%06d", tag, i) }
 func passGclid(tag string, i int) string { return fmt.Sprintf("Cj0KCQ-bench-%s-%06d", tag, i) }
 func acqPattern(tag string) string       { return "acq-" + tag + "-%" }
+
+// Every server event of the benchmark, through the edge or straight to Kafka, is one shop's payment.
+const (
+	benchShop        = "bench-shop.myshopify.com"
+	benchAmountCents = 4900
+	benchCurrency    = "USD"
+)
 
 // produceChunk records per ProduceSync: large enough to batch, small enough to bound memory.
 const produceChunk = 2000
@@ -47,10 +55,10 @@ func (e *uploadEnv) seedClicks(ctx context.Context, tag string, n int) (time.Dur
 	recs := make([]*kgo.Record, n)
 	for i := range n {
 		acq := passAcq(tag, i)
-		ev := schemas.BrowserEvent{EventID: "pv-" + acq, SourceID: e.st.src.ID, WorkspaceID: e.ws, AppID: benchAppID,
+		ev := schemas.BrowserEvent{EventID: "pv-" + acq, SourceID: e.st.Source.ID, WorkspaceID: e.ws, AppID: benchkit.AppID,
 			AcquisitionID: acq, SessionID: "ses-" + acq, Name: "page_view", OccurredAt: at, ReceivedAt: at,
-			URL: benchOrigin + "/pricing?gclid=" + passGclid(tag, i), Path: "/pricing",
-			FirstTouch: schemas.FirstTouch{UTMSource: "google", UTMMedium: "cpc", Gclid: passGclid(tag, i), LandingURL: benchOrigin + "/pricing"}}
+			URL: benchkit.Origin + "/pricing?gclid=" + passGclid(tag, i), Path: "/pricing",
+			FirstTouch: schemas.FirstTouch{UTMSource: "google", UTMMedium: "cpc", Gclid: passGclid(tag, i), LandingURL: benchkit.Origin + "/pricing"}}
 		b, err := json.Marshal(ev)
 		if err != nil {
 			return 0, err
@@ -63,7 +71,7 @@ func (e *uploadEnv) seedClicks(ctx context.Context, tag string, n int) (time.Dur
 	timeout := 2*time.Minute + time.Duration(n)*time.Millisecond
 	for {
 		var landed uint64
-		if err := e.st.conn.QueryRow(ctx, countAcquisitionsSQL, e.ws, e.st.src.ID, acqPattern(tag)).Scan(&landed); err != nil {
+		if err := e.st.Conn.QueryRow(ctx, countAcquisitionsSQL, e.ws, e.st.Source.ID, acqPattern(tag)).Scan(&landed); err != nil {
 			return 0, fmt.Errorf("count acquisitions: %w", err)
 		}
 		if landed >= uint64(n) {
@@ -81,10 +89,10 @@ func (e *uploadEnv) seedClicks(ctx context.Context, tag string, n int) (time.Dur
 // serverEvent is a verified lifecycle event of the bench source on acquisition i of the pass, as the
 // edge writes it to the server-events topic after authentication and validation.
 func (e *uploadEnv) serverEvent(tag string, i int, milestone string, at time.Time) schemas.ServerEvent {
-	amount := int64(4900)
-	return schemas.ServerEvent{EventID: passEvent(tag, i), SourceID: e.st.src.ID, WorkspaceID: e.ws, AppID: benchAppID,
-		AcquisitionID: passAcq(tag, i), Name: milestone, CustomerRef: "bench-shop.myshopify.com", AmountCents: &amount,
-		Currency: "USD", OccurredAt: at, ReceivedAt: at}
+	amount := int64(benchAmountCents)
+	return schemas.ServerEvent{EventID: passEvent(tag, i), SourceID: e.st.Source.ID, WorkspaceID: e.ws, AppID: benchkit.AppID,
+		AcquisitionID: passAcq(tag, i), Name: milestone, CustomerRef: benchShop, AmountCents: &amount,
+		Currency: benchCurrency, OccurredAt: at, ReceivedAt: at}
 }
 
 // produceServerEvents writes n server events of the pass straight to the server-events topic, keyed
@@ -107,11 +115,11 @@ func (e *uploadEnv) produceServerEvents(ctx context.Context, tag string, n int, 
 // postServerEvent sends one server event of the pass through the edge (POST
 // /api/tracking/server-events, bearer private key) and returns when the answer was read.
 func (e *uploadEnv) postServerEvent(ctx context.Context, client *http.Client, tag string, i int, milestone string) (time.Time, string) {
-	body, _ := json.Marshal(map[string]any{"teamSlug": benchSlug, "publicKey": e.st.src.PublicKey, "eventId": passEvent(tag, i),
-		"acquisitionId": passAcq(tag, i), "name": milestone, "customerRef": "bench-shop.myshopify.com", "amountCents": 4900,
-		"currency": "USD", "occurredAt": time.Now().UTC().Format(time.RFC3339Nano)})
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, e.st.revtrack.BaseURL+"/api/tracking/server-events", bytes.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+e.st.private)
+	body, _ := json.Marshal(schemas.ServerEventRequest{TeamSlug: benchkit.TeamSlug, PublicKey: e.st.Source.PublicKey, EventID: passEvent(tag, i),
+		AcquisitionID: passAcq(tag, i), Name: milestone, CustomerRef: benchShop, AmountCents: json.RawMessage(strconv.Itoa(benchAmountCents)),
+		Currency: benchCurrency, OccurredAt: time.Now().UTC().Format(time.RFC3339Nano)})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, e.st.Revtrack.BaseURL+"/api/tracking/server-events", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+e.st.Private)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := client.Do(req)
 	at := time.Now()
@@ -129,14 +137,14 @@ func (e *uploadEnv) postServerEvent(ctx context.Context, client *http.Client, ta
 // rowCounts are one pass's rows of a mapping: how many exist in the queue, and how many are in the
 // wanted state.
 func (e *uploadEnv) rowCounts(ctx context.Context, mappingID, tag, status string) (filed, in uint64, err error) {
-	err = e.st.conn.QueryRow(ctx, countRowsSQL, status, e.ws, mappingID, acqPattern(tag)).Scan(&filed, &in)
+	err = e.st.Conn.QueryRow(ctx, countRowsSQL, status, e.ws, mappingID, acqPattern(tag)).Scan(&filed, &in)
 	return filed, in, err
 }
 
 // activeParts is upload_queue's number of active parts.
 func (e *uploadEnv) activeParts(ctx context.Context) (uint64, error) {
 	var n uint64
-	err := e.st.conn.QueryRow(ctx, activePartsSQL).Scan(&n)
+	err := e.st.Conn.QueryRow(ctx, activePartsSQL).Scan(&n)
 	return n, err
 }
 
@@ -148,7 +156,7 @@ func (e *uploadEnv) rowStates(ctx context.Context, rowIDs []string) (map[string]
 		for i, id := range chunk {
 			set[i] = id
 		}
-		rows, err := e.st.conn.Query(ctx, rowStatesSQL, e.ws, clickhouse.GroupSet{Value: set})
+		rows, err := e.st.Conn.Query(ctx, rowStatesSQL, e.ws, clickhouse.GroupSet{Value: set})
 		if err != nil {
 			return nil, fmt.Errorf("row states: %w", err)
 		}
