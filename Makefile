@@ -19,8 +19,9 @@ GO_TEST_FLAGS ?= -count=1 -race -timeout 15m
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
-tools: ## Install the build tools that are missing (curl)
+tools: ## Install the tools that are missing (curl; jq, which the docs' examples and tests/docs use)
 	@command -v curl >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl)
+	@command -v jq >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq jq)
 
 build: ## Build bin/revtrack (the product) and bin/revtrack-dev (the fakes and the demo of make run)
 	$(GO) build -o $(BIN) ./cmd/revtrack
