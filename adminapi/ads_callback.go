@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/revtrack/revtrack/controlplane/authn"
+	"github.com/revtrack/revtrack/internal/httpserver/apierror"
 	"github.com/revtrack/revtrack/uploader"
 )
 
@@ -22,9 +23,6 @@ import (
 
 // flowCookie holds the flow's browser-binding nonce (only its digest is stored server-side).
 const flowCookie = "revtrack_ads_oauth"
-
-// errConsentDenied: Google sent the user back with an error (access_denied when they declined).
-var errConsentDenied = errors.New("Google did not grant access")
 
 // googleErrorRe bounds what of Google's error parameter is echoed back: its codes are lower-case
 // words joined by underscores.
@@ -74,7 +72,7 @@ func (h adsHandlers) callback(c *gin.Context) {
 	var err error
 	switch {
 	case state == "":
-		err = errors.Join(errBadRequest, errors.New("the state parameter is missing: start the connection again"))
+		err = invalidParam("the state parameter is missing: start the connection again")
 	case gerr != "":
 		// Use the state up (when this browser owns it) so it cannot serve again; the outcome is
 		// Google's refusal whatever it says.
@@ -82,7 +80,8 @@ func (h adsHandlers) callback(c *gin.Context) {
 		if !googleErrorRe.MatchString(gerr) {
 			gerr = "error"
 		}
-		err = errors.Join(errConsentDenied, errors.New("Google did not grant access ("+gerr+"): nothing was stored; start the connection again and allow every requested permission"))
+		// Google's error (access_denied when the user declined) is the answer's code whatever it says.
+		err = apierror.New(apierror.AccessDenied, "Google did not grant access ("+gerr+"): nothing was stored; start the connection again and allow every requested permission")
 	default:
 		res, err = h.Setup.BrowserCallback(ctx, state, code, binding)
 	}
@@ -134,7 +133,7 @@ func (h adsHandlers) confirm(c *gin.Context) {
 	c.Header("Referrer-Policy", "no-referrer")
 	var req confirmRequest
 	if err := c.ShouldBind(&req); err != nil || (req.Decision != "replace" && req.Decision != "keep") {
-		h.flowFailed(c, errors.Join(errBadRequest, errors.New(`decision must be "replace" or "keep", with pending and csrfToken from the confirmation page`)))
+		h.flowFailed(c, invalidParam(`decision must be "replace" or "keep", with pending and csrfToken from the confirmation page`))
 		return
 	}
 	binding, _ := c.Cookie(flowCookie)

@@ -3,7 +3,6 @@ package adminapi
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -20,16 +19,17 @@ import (
 func bindStrict(c *gin.Context, v any) error {
 	body, err := io.ReadAll(io.LimitReader(c.Request.Body, 1<<20))
 	if err != nil {
-		return errors.Join(errBadRequest, errors.New("request body could not be read"))
+		return invalidBody("request body could not be read")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		msg := "request body is not valid JSON for this operation: " + err.Error()
 		if strings.Contains(err.Error(), `unknown field "sourceId"`) || strings.Contains(err.Error(), `unknown field "milestone"`) {
-			msg += "; the tracking source and milestone of a mapping never change: create another mapping"
+			// A field of the mapping that cannot be changed, not a misspelt one.
+			return invalidParam(msg + "; the tracking source and milestone of a mapping never change: create another mapping")
 		}
-		return errors.Join(errBadRequest, errors.New(msg))
+		return invalidBody(msg)
 	}
 	return nil
 }
@@ -110,8 +110,8 @@ func (h adsHandlers) patchMapping(c *gin.Context) {
 	case p.ValidationOnly != nil:
 		m, err = h.Setup.SetValidationOnly(ctx, caller.Actor(), caller.Workspace.ID, id, *p.ValidationOnly)
 	case !p.updatesFields():
-		err = errors.Join(errBadRequest, errors.New("nothing to change: send conversionActionId, conversionActionName, fixedValueCents "+
-			"with fixedCurrency, clearFixedValue, consentConfirmed, enabled or validationOnly"))
+		err = invalidParam("nothing to change: send conversionActionId, conversionActionName, fixedValueCents " +
+			"with fixedCurrency, clearFixedValue, consentConfirmed, enabled or validationOnly")
 	}
 	if err != nil {
 		h.fail(c, err)

@@ -44,7 +44,11 @@ func TestAdsMappingsOverHTTP(t *testing.T) {
 		"currency not ISO":     map[string]any{"sourceId": src, "milestone": "paid", "conversionActionId": "7723667020", "consentConfirmed": true, "fixedValueCents": 100, "fixedCurrency": "dollars"},
 		"negative fixed cents": map[string]any{"sourceId": src, "milestone": "paid", "conversionActionId": "7723667020", "consentConfirmed": true, "fixedValueCents": -5, "fixedCurrency": "USD"},
 	} {
-		if status, body := f.json(t, "POST", "/api/admin/ads/mappings", f.admin, req); status != 400 || body["error"] != "invalid_request" || body["message"] == "" {
+		want := "invalid_parameter"
+		if name == "misspelt field" || name == "not an object" { // not the operation's JSON
+			want = "invalid_body"
+		}
+		if status, body := f.json(t, "POST", "/api/admin/ads/mappings", f.admin, req); status != 400 || body["error"] != want || body["message"] == "" {
 			t.Errorf("%s: %d %v", name, status, body)
 		}
 	}
@@ -98,7 +102,7 @@ func TestAdsMappingsOverHTTP(t *testing.T) {
 		"consent off":    map[string]any{"consentConfirmed": false},
 		"resource name":  map[string]any{"conversionActionId": "customers/1/conversionActions/2"},
 	} {
-		if status, resp := f.json(t, "PATCH", path, f.admin, body); status != 400 || resp["error"] != "invalid_request" {
+		if status, resp := f.json(t, "PATCH", path, f.admin, body); status != 400 || resp["error"] != "invalid_parameter" {
 			t.Errorf("patch %s: %d %v", name, status, resp)
 		} else if name == "source changes" && !strings.Contains(resp["message"].(string), "never change") {
 			t.Errorf("patch %s: %v", name, resp)

@@ -26,7 +26,7 @@ func ParseQueueTime(name, v string) (time.Time, error) {
 	if t, err := time.Parse(time.DateOnly, v); err == nil {
 		return t, nil
 	}
-	return time.Time{}, errors.Join(errBadRequest, errors.New(name+" must be an RFC 3339 time or a YYYY-MM-DD date"))
+	return time.Time{}, invalidParam(name + " must be an RFC 3339 time or a YYYY-MM-DD date")
 }
 
 // listQueue lists the workspace's upload-queue rows, newest first:

@@ -73,7 +73,7 @@ func TestAdsQueueOverHTTP(t *testing.T) {
 	}
 	for _, q := range []string{"status=sent", "limit=0", "limit=501", "from=yesterday", "to=2026-13-01", "cursor=%21%21",
 		"from=2026-11-02&to=2026-11-01"} {
-		if status, body := f.json(t, "GET", "/api/admin/ads/queue?"+q, f.admin, nil); status != 400 || body["error"] != "invalid_request" {
+		if status, body := f.json(t, "GET", "/api/admin/ads/queue?"+q, f.admin, nil); status != 400 || body["error"] != "invalid_parameter" {
 			t.Errorf("?%s: %d %v", q, status, body)
 		}
 	}

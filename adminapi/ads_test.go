@@ -70,7 +70,7 @@ func TestAdsConnectionOverHTTP(t *testing.T) {
 	// Customer IDs are 10 digits (Google's dashed form is accepted).
 	for _, req := range []map[string]any{{"conversionCustomerId": "123456789"}, {"conversionCustomerId": "12345678901"},
 		{"conversionCustomerId": "1234567890", "loginCustomerId": "98765"}, {"conversionCustomerId": "customers/1234567890"}, {}} {
-		if status, body := f.json(t, "PUT", "/api/admin/ads/connection/account", f.admin, req); status != 400 || body["error"] != "invalid_request" {
+		if status, body := f.json(t, "PUT", "/api/admin/ads/connection/account", f.admin, req); status != 400 || body["error"] != "invalid_parameter" {
 			t.Errorf("select %v: %d %v", req, status, body)
 		}
 	}
@@ -183,7 +183,7 @@ func TestAdsCallbackRefusals(t *testing.T) {
 		t.Fatalf("declined consent: %d %s", status, text)
 	}
 	if status, _, text := follow(t, b, back+"&code="+f.fake.IssueCode(), "application/json"); status != 400 ||
-		!strings.Contains(text, "invalid_request") {
+		!strings.Contains(text, "invalid_parameter") {
 		t.Fatalf("a spent state was accepted: %d %s", status, text)
 	}
 	// Hostile error text is not echoed.
@@ -225,12 +225,12 @@ func TestAdsNotConfigured(t *testing.T) {
 		{"POST", "/api/admin/ads/conversion-actions/refresh"},
 	} {
 		status, body := f.json(t, c.method, c.path, f.admin, nil)
-		if status != 409 || body["error"] != "ads_not_configured" || !strings.Contains(body["message"].(string), "not configured") {
+		if status != 409 || body["error"] != "not_configured" || !strings.Contains(body["message"].(string), "not configured") {
 			t.Errorf("%s %s: %d %v", c.method, c.path, status, body)
 		}
 	}
 	status, body = f.json(t, "GET", uploader.OAuthCallbackPath+"?state=s&code=c", "", nil)
-	if status != 409 || body["error"] != "ads_not_configured" {
+	if status != 409 || body["error"] != "not_configured" {
 		t.Errorf("callback: %d %v", status, body)
 	}
 }

@@ -88,7 +88,7 @@ func TestAnalystAccessOverHTTP(t *testing.T) {
 	t.Cleanup(offSrv.Close)
 	f.srv = offSrv
 	status, body := f.call(t, "POST", path, f.admin, nil)
-	if status != 409 || body["error"] != "analyst_access_not_configured" || body["message"] == "" {
+	if status != 409 || body["error"] != "not_configured" || body["message"] == "" {
 		t.Fatalf("not configured: %d %v", status, body)
 	}
 	testenv.Golden(t, "testdata/analyst_access_not_configured.golden.json", masked(t, body, nil))

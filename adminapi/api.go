@@ -12,14 +12,15 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net/http"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
+	"github.com/gin-gonic/gin/binding"
 
 	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/controlplane/analystaccess"
 	"github.com/revtrack/revtrack/controlplane/authn"
+	"github.com/revtrack/revtrack/internal/httpserver/apierror"
 	"github.com/revtrack/revtrack/uploader"
 )
 
@@ -79,71 +80,100 @@ func (a *API) Register(r gin.IRouter) {
 
 func noStore(c *gin.Context) { c.Header("Cache-Control", "no-store"); c.Next() }
 
-// writeError is this edge's one error-to-status table.
+// writeError is this edge's one error-to-status table: toAPIError maps, apierror writes.
 func writeError(c *gin.Context, err error) {
-	status, body := errorBody(err)
-	c.AbortWithStatusJSON(status, body)
+	apierror.Write(c, toAPIError(err))
 }
 
-// errorBody is the status and the {error, message} body of err. Some errors add a field that a
-// client acts on (the scopes not granted, why a Retry was refused).
-//
-// The advertising setup's errors: not configured is 409 ads_not_configured, not 503, because
-// the deployment has no OAuth client (or account discovery is off) and retrying cannot help; an
-// unconfirmed revocation is 502 revocation_unconfirmed (Google did not confirm, the connection
-// and its credential stay, the disconnection may be retried); Google unavailable is 503.
+// errorBody is the status and the {error, message} body of err, for the answers that are not
+// always JSON (the browser's leg of the advertising connection).
 func errorBody(err error) (int, gin.H) {
-	status, code := http.StatusServiceUnavailable, "unavailable"
-	msg := "temporary failure; retry with exponential backoff"
-	body := gin.H{}
+	ae := toAPIError(err)
+	return ae.Status(), ae.Body()
+}
+
+// The refusals of this edge that are not built from the error they answer.
+var (
+	errUnauthorized = apierror.New(apierror.Unauthorized, "missing, invalid or revoked key")
+	errSubscription = apierror.New(apierror.SubscriptionInactive, "the workspace lacks an active subscription")
+	errUnavailable  = apierror.New(apierror.Unavailable, "temporary failure; retry with exponential backoff")
+)
+
+// toAPIError maps err onto a code of the API's closed list (docs/API.md "Errors"). Some refusals
+// add a field that a client acts on (the scopes not granted, why a Retry was refused).
+//
+// The advertising setup's errors: not configured is 409 not_configured, not 503, because the
+// deployment has no OAuth client (or account discovery is off) and retrying cannot help; an
+// unconfirmed revocation is 502 revocation_unconfirmed (Google did not confirm, the connection and
+// its credential stay, the disconnection may be retried); Google unavailable is 503.
+func toAPIError(err error) *apierror.Error {
+	var ae *apierror.Error
 	var scopes *uploader.MissingScopesError
 	var retry *uploader.RetryError
 	switch {
+	case errors.As(err, &ae):
+		return ae
 	case errors.Is(err, controlplane.ErrInvalidKey):
-		status, code, msg = http.StatusUnauthorized, "unauthorized", "missing, invalid or revoked key"
+		return errUnauthorized
 	case errors.Is(err, controlplane.ErrInactiveSubs):
-		status, code, msg = http.StatusForbidden, "subscription_inactive", "the workspace lacks an active subscription"
+		return errSubscription
 	case errors.Is(err, authn.ErrForbiddenScope):
-		status, code, msg = http.StatusForbidden, "forbidden", err.Error()
+		return apierror.New(apierror.Forbidden, err.Error())
 	case errors.As(err, &scopes):
-		status, code, msg = http.StatusBadRequest, "missing_scopes", err.Error()
-		body["missingScopes"] = scopes.Missing
-	case errors.Is(err, errConsentDenied):
-		status, code, msg = http.StatusBadRequest, "access_denied", err.Error()
-	case errors.Is(err, controlplane.ErrInvalid), errors.Is(err, errBadRequest), errors.Is(err, uploader.ErrInvalidFilter):
-		status, code, msg = http.StatusBadRequest, "invalid_request", err.Error()
+		return &apierror.Error{Code: apierror.MissingScopes, Message: err.Error(), Fields: map[string]any{"missingScopes": scopes.Missing}}
+	case errors.Is(err, controlplane.ErrInvalid), errors.Is(err, uploader.ErrInvalidFilter):
+		return apierror.New(apierror.InvalidParameter, err.Error())
 	case errors.Is(err, controlplane.ErrNotFound), errors.Is(err, uploader.ErrRowNotFound):
-		status, code, msg = http.StatusNotFound, "not_found", err.Error()
+		return apierror.New(apierror.NotFound, err.Error())
 	case errors.As(err, &retry):
-		status, code, msg = http.StatusConflict, "not_retryable", err.Error()
-		body["reason"] = retry.Reason
+		return &apierror.Error{Code: apierror.NotRetryable, Message: err.Error(), Fields: map[string]any{"reason": retry.Reason}}
 	case errors.Is(err, uploader.ErrRevocationUnconfirmed):
-		status, code, msg = http.StatusBadGateway, "revocation_unconfirmed", err.Error()
+		return apierror.New(apierror.RevocationUnconfirmed, err.Error())
 	case errors.Is(err, controlplane.ErrConflict):
-		status, code, msg = http.StatusConflict, "conflict", err.Error()
-	case errors.Is(err, uploader.ErrNotConfigured):
-		status, code, msg = http.StatusConflict, "ads_not_configured", err.Error()
-	case errors.Is(err, analystaccess.ErrNotConfigured):
-		status, code, msg = http.StatusConflict, "analyst_access_not_configured", err.Error()
+		return apierror.New(apierror.Conflict, err.Error())
+	case errors.Is(err, uploader.ErrNotConfigured), errors.Is(err, analystaccess.ErrNotConfigured):
+		return apierror.New(apierror.NotConfigured, err.Error())
 	case errors.Is(err, uploader.ErrUnavailable), errors.Is(err, controlplane.ErrEraseUnconfirmed):
-		msg = err.Error()
+		return apierror.New(apierror.Unavailable, err.Error())
+	default:
+		return errUnavailable
 	}
-	body["error"], body["message"] = code, msg
-	return status, body
 }
 
-var errBadRequest = errors.New("invalid request")
+// invalidParam is a 400 naming the parameter or field and what it must be.
+func invalidParam(msg string) *apierror.Error { return apierror.New(apierror.InvalidParameter, msg) }
+
+// invalidBody is a 400 for a body that is not the operation's JSON.
+func invalidBody(msg string) *apierror.Error { return apierror.New(apierror.InvalidBody, msg) }
 
 func (a *API) fail(c *gin.Context, err error) {
-	if !errors.Is(err, controlplane.ErrInvalid) && !errors.Is(err, controlplane.ErrNotFound) && !errors.Is(err, errBadRequest) {
+	// A refused parameter or a missing resource is the caller's to fix, not an operator's.
+	if ae := toAPIError(err); ae.Code != apierror.InvalidParameter && ae.Code != apierror.InvalidBody && ae.Code != apierror.NotFound {
 		a.Log.Warn("admin request failed", "path", c.FullPath(), "err", err)
 	}
 	writeError(c, err)
 }
 
+// bind decodes the JSON body into v as gin's ShouldBindJSON does, then checks v's `binding` rules:
+// a body that is not the operation's JSON is invalid_body, a field that breaks a rule
+// invalid_parameter.
 func bind(c *gin.Context, v any) error {
-	if err := c.ShouldBindJSON(v); err != nil {
-		return errors.Join(errBadRequest, errors.New("request body is not valid JSON for this operation: "+err.Error()))
+	if c.Request.Body == nil {
+		return invalidBody("request body is missing")
+	}
+	if err := json.NewDecoder(c.Request.Body).Decode(v); err != nil {
+		return invalidBody("request body is not valid JSON for this operation: " + err.Error())
+	}
+	return validate(v)
+}
+
+// validate applies v's `binding` rules (gin's validator, as ShouldBindJSON would).
+func validate(v any) error {
+	if binding.Validator == nil {
+		return nil
+	}
+	if err := binding.Validator.ValidateStruct(v); err != nil {
+		return invalidParam("request body: " + err.Error())
 	}
 	return nil
 }
@@ -153,13 +183,13 @@ func bind(c *gin.Context, v any) error {
 func bindOptional(c *gin.Context, v any) error {
 	body, err := io.ReadAll(io.LimitReader(c.Request.Body, 1<<20))
 	if err != nil {
-		return errors.Join(errBadRequest, errors.New("request body could not be read"))
+		return invalidBody("request body could not be read")
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return errors.Join(errBadRequest, errors.New("request body is not valid JSON for this operation: "+err.Error()))
+		return invalidBody("request body is not valid JSON for this operation: " + err.Error())
 	}
 	return nil
 }
@@ -171,7 +201,7 @@ func limitParam(c *gin.Context, def, max int) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || n > max {
-		return 0, errors.Join(errBadRequest, errors.New("limit must be an integer from 1 to "+strconv.Itoa(max)))
+		return 0, invalidParam("limit must be an integer from 1 to " + strconv.Itoa(max))
 	}
 	return n, nil
 }

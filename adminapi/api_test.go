@@ -15,6 +15,7 @@ import (
 
 	"github.com/revtrack/revtrack/adminapi"
 	"github.com/revtrack/revtrack/controlplane"
+	"github.com/revtrack/revtrack/internal/httpserver/apierror"
 	"github.com/revtrack/revtrack/internal/testenv"
 )
 
@@ -130,7 +131,7 @@ func TestSourceLifecycleOverHTTP(t *testing.T) {
 		"unselected app":    {"appId": "app-9", "allowedOrigins": []string{"https://app.example"}},
 		"missing app":       {"allowedOrigins": []string{"https://app.example"}},
 	} {
-		if status, body := f.call(t, "POST", "/api/admin/sources", f.admin, req); status != 400 || body["error"] != "invalid_request" {
+		if status, body := f.call(t, "POST", "/api/admin/sources", f.admin, req); status != 400 || body["error"] != "invalid_parameter" {
 			t.Errorf("%s: %d %v", name, status, body)
 		}
 	}
@@ -209,5 +210,36 @@ func TestKeysOverHTTP(t *testing.T) {
 	}
 	if status, _ := f.call(t, "GET", "/api/admin/keys", f.admin, nil); status != 401 {
 		t.Fatalf("revoked key still works: %d", status)
+	}
+}
+
+// TestRefusalsAreOneLineOfTheList: the admin API's refusals carry a code of the API's list with its
+// status and a one-line message, including those built from several errors (a body missing two
+// required members draws two validation errors).
+func TestRefusalsAreOneLineOfTheList(t *testing.T) {
+	f := setup(t)
+	for _, c := range []struct {
+		method, path, key string
+		body              any
+		code              string
+	}{
+		{"POST", "/api/admin/sources", f.admin, map[string]any{}, "invalid_parameter"},
+		{"POST", "/api/admin/sources", f.admin, "not an object", "invalid_body"},
+		{"POST", "/api/admin/sources", f.admin, map[string]any{"appId": "app-9", "allowedOrigins": []string{"https://a.example"}}, "invalid_parameter"},
+		{"POST", "/api/admin/keys", f.admin, map[string]any{"scope": "owner"}, "invalid_parameter"},
+		{"GET", "/api/admin/audit?limit=0", f.admin, nil, "invalid_parameter"},
+		{"GET", "/api/admin/customer-exclusions?lifted=maybe", f.admin, nil, "invalid_parameter"},
+		{"DELETE", "/api/admin/customer-exclusions", f.admin, nil, "invalid_parameter"},
+		{"GET", "/api/admin/sources/nope", f.admin, nil, "not_found"},
+		{"GET", "/api/admin/sources", f.rdr, nil, "forbidden"},
+		{"GET", "/api/admin/sources", "revtrack_sk_nope", nil, "unauthorized"},
+		{"GET", "/api/admin/analyst-access", f.admin, nil, "not_configured"},
+	} {
+		status, body := f.call(t, c.method, c.path, c.key, c.body)
+		msg, _ := body["message"].(string)
+		e, listed := apierror.Lookup(c.code)
+		if body["error"] != c.code || !listed || status != e.Status || msg == "" || strings.ContainsAny(msg, "\r\n") {
+			t.Errorf("%s %s %v: %d %q, want %s on one line", c.method, c.path, c.body, status, body, c.code)
+		}
 	}
 }

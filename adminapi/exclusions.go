@@ -2,7 +2,6 @@ package adminapi
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strconv"
 
@@ -56,7 +55,7 @@ func (h exclusionHandlers) list(c *gin.Context) {
 	if v := c.Query("lifted"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			h.api.fail(c, errors.Join(errBadRequest, errors.New("lifted must be true or false")))
+			h.api.fail(c, invalidParam("lifted must be true or false"))
 			return
 		}
 		lifted = b
@@ -90,7 +89,7 @@ func (h exclusionHandlers) exclude(c *gin.Context) {
 func (h exclusionHandlers) include(c *gin.Context) {
 	domain := c.Query("shopDomain")
 	if domain == "" {
-		h.api.fail(c, errors.Join(errBadRequest, errors.New("the shopDomain query parameter is required")))
+		h.api.fail(c, invalidParam("the shopDomain query parameter is required"))
 		return
 	}
 	caller := authn.From(c)

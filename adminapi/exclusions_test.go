@@ -25,10 +25,10 @@ func TestCustomerExclusionsOverHTTP(t *testing.T) {
 		body any
 		want string
 	}{
-		{map[string]any{"reason": "no domain"}, "invalid_request"},
-		{map[string]any{"shopDomain": "not a domain"}, "invalid_request"},
-		{map[string]any{"shopDomain": "alpha.myshopify.com", "appId": "app-9"}, "invalid_request"},
-		{"[]", "invalid_request"},
+		{map[string]any{"reason": "no domain"}, "invalid_parameter"},
+		{map[string]any{"shopDomain": "not a domain"}, "invalid_parameter"},
+		{map[string]any{"shopDomain": "alpha.myshopify.com", "appId": "app-9"}, "invalid_parameter"},
+		{"[]", "invalid_body"},
 	} {
 		if status, body := f.call(t, "POST", path, f.admin, tc.body); status != 400 || body["error"] != tc.want || body["message"] == "" {
 			t.Errorf("POST %v: %d %v", tc.body, status, body)
@@ -53,7 +53,7 @@ func TestCustomerExclusionsOverHTTP(t *testing.T) {
 		body["error"] != "not_found" || !strings.Contains(body["message"].(string), "every app") {
 		t.Fatalf("lift one app of an every-app exclusion: %d %v", status, body)
 	}
-	if status, body := f.call(t, "DELETE", path, f.admin, nil); status != 400 || body["error"] != "invalid_request" {
+	if status, body := f.call(t, "DELETE", path, f.admin, nil); status != 400 || body["error"] != "invalid_parameter" {
 		t.Fatalf("lift without a domain: %d %v", status, body)
 	}
 	status, body = f.call(t, "DELETE", path+"?shopDomain=alpha.myshopify.com&reason=sold", f.admin, nil)

@@ -2,7 +2,6 @@ package adminapi
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 
@@ -61,8 +60,8 @@ type putPartnerRequest struct {
 	APIBaseURL *string `json:"apiBaseUrl"`
 }
 
-var errPartnerURLNotSettable = errors.Join(errBadRequest, errors.New("apiBaseUrl cannot be set by a workspace: "+
-	"the partner API address is the operator's setting (--partner-api-base-url); omit the field"))
+var errPartnerURLNotSettable = invalidParam("apiBaseUrl cannot be set by a workspace: " +
+	"the partner API address is the operator's setting (--partner-api-base-url); omit the field")
 
 func (h syncHandlers) putPartner(c *gin.Context) {
 	var req putPartnerRequest

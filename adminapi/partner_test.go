@@ -193,7 +193,7 @@ func TestPartnerConnectionOverHTTP(t *testing.T) {
 		"partner API address":     {"organizationId": "1234567", "accessToken": f.token, "apiBaseUrl": "https://partners.example"},
 		"empty partner address":   {"organizationId": "1234567", "accessToken": f.token, "apiBaseUrl": ""},
 	} {
-		if status, body := f.call(t, "PUT", path, f.admin, req); status != 400 || body["error"] != "invalid_request" || body["message"] == "" {
+		if status, body := f.call(t, "PUT", path, f.admin, req); status != 400 || body["error"] != "invalid_parameter" || body["message"] == "" {
 			t.Errorf("%s: %d %v", name, status, body)
 		}
 	}

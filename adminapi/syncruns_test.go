@@ -30,7 +30,7 @@ func TestSyncRunsOverHTTP(t *testing.T) {
 		map[string]any{"organizationId": "1234567", "accessToken": f.token}); status != 200 {
 		t.Fatalf("connect: %d %v", status, body)
 	}
-	if status, body := f.call(t, "POST", path, f.admin, map[string]any{"appId": "app-9"}); status != 400 || body["error"] != "invalid_request" {
+	if status, body := f.call(t, "POST", path, f.admin, map[string]any{"appId": "app-9"}); status != 400 || body["error"] != "invalid_parameter" {
 		t.Fatalf("unselected app: %d %v", status, body)
 	}
 

@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/revtrack/revtrack/internal/httpserver/apierror"
 	"github.com/revtrack/revtrack/schemas"
 )
 
@@ -24,9 +25,9 @@ type CollectResponse struct {
 
 // RejectedEvent names one refused event of a batch by its index.
 type RejectedEvent struct {
-	Index   int    `json:"index"`
-	Error   string `json:"error"`
-	Message string `json:"message"`
+	Index   int           `json:"index"`
+	Error   apierror.Code `json:"error"`
+	Message string        `json:"message"`
 }
 
 var nameRe = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,64}$`)
@@ -191,8 +192,8 @@ func (s *Service) collect(c *gin.Context) {
 	for i, raw := range req.Batch {
 		ev, err := decodeBrowserEvent(raw, now, s.cfg.MaxFutureSkew)
 		if err != nil {
-			resp.Rejected = append(resp.Rejected, RejectedEvent{Index: i, Error: "invalid_event", Message: err.Error()})
-			s.metrics.events.WithLabelValues(kindBrowser, "invalid_event").Inc()
+			resp.Rejected = append(resp.Rejected, RejectedEvent{Index: i, Error: apierror.InvalidParameter, Message: apierror.OneLine(err.Error())})
+			s.metrics.events.WithLabelValues(kindBrowser, string(apierror.InvalidParameter)).Inc()
 			continue
 		}
 		ev.SourceID, ev.WorkspaceID, ev.AppID, ev.UserAgent = src.ID, src.WorkspaceID, src.AppID, ua

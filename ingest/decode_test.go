@@ -62,13 +62,13 @@ func TestDecodeServerEvent(t *testing.T) {
 	for name, f := range bad {
 		_, _, err := decodeServerEvent(body(f), now, time.Hour)
 		ae := toAPIError(err)
-		if err == nil || ae.Status != 400 || ae.Code != "invalid_field" {
+		if err == nil || ae.Status() != 400 || ae.Code != "invalid_parameter" {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
 	for _, raw := range []string{"", "[]", "{", `{"a":1} {"b":2}`, "null"} {
 		_, _, err := decodeServerEvent([]byte(raw), now, time.Hour)
-		if ae := toAPIError(err); err == nil || ae.Status != 400 {
+		if ae := toAPIError(err); err == nil || ae.Status() != 400 {
 			t.Errorf("%q: %v", raw, err)
 		}
 	}
@@ -81,7 +81,7 @@ func FuzzDecodeServerEvent(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, ev, err := decodeServerEvent(b, now, time.Hour)
 		if err != nil {
-			if toAPIError(err).Status != 400 {
+			if toAPIError(err).Status() != 400 {
 				t.Fatalf("decode error is not a 400: %v", err)
 			}
 			return

@@ -204,14 +204,14 @@ func TestServerEventWorkspaceKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, team := range []string{"acme", "other"} {
-		if r := e.serverEvent(t, otherKey, map[string]any{"teamSlug": team}); r.status != 401 || errCode(r) != "invalid_key" {
+		if r := e.serverEvent(t, otherKey, map[string]any{"teamSlug": team}); r.status != 401 || errCode(r) != "unauthorized" {
 			t.Errorf("another workspace's key, team %s: %d %v", team, r.status, r.body)
 		}
 	}
 	if _, err := e.store.RevokeAPIKey(ctx, "test", k.ID); err != nil {
 		t.Fatal(err)
 	}
-	if r := e.serverEvent(t, key, nil); r.status != 401 || errCode(r) != "invalid_key" {
+	if r := e.serverEvent(t, key, nil); r.status != 401 || errCode(r) != "unauthorized" {
 		t.Errorf("revoked workspace key: %d %v", r.status, r.body)
 	}
 }
@@ -226,15 +226,15 @@ func TestServerEventErrors(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"no key", "", nil, 401, "missing_key"},
-		{"unknown workspace key", "revtrack_sk_abc", nil, 401, "invalid_key"},
-		{"wrong private key", "tracker_sk_" + strings.Repeat("0", 64), nil, 401, "invalid_key"},
-		{"wrong team", e.sk, map[string]any{"teamSlug": "other"}, 401, "invalid_key"},
+		{"no key", "", nil, 401, "unauthorized"},
+		{"unknown workspace key", "revtrack_sk_abc", nil, 401, "unauthorized"},
+		{"wrong private key", "tracker_sk_" + strings.Repeat("0", 64), nil, 401, "unauthorized"},
+		{"wrong team", e.sk, map[string]any{"teamSlug": "other"}, 401, "unauthorized"},
 		{"unknown public key", e.sk, map[string]any{"publicKey": "tracker_pk_nope"}, 401, "tracking_source_unavailable"},
-		{"bad name", e.sk, map[string]any{"name": "purchase"}, 400, "invalid_field"},
-		{"paid without amount", e.sk, map[string]any{"name": "paid"}, 400, "invalid_field"},
-		{"bad time", e.sk, map[string]any{"occurredAt": "yesterday"}, 400, "invalid_field"},
-		{"no event id", e.sk, map[string]any{"eventId": nil}, 400, "invalid_field"},
+		{"bad name", e.sk, map[string]any{"name": "purchase"}, 400, "invalid_parameter"},
+		{"paid without amount", e.sk, map[string]any{"name": "paid"}, 400, "invalid_parameter"},
+		{"bad time", e.sk, map[string]any{"occurredAt": "yesterday"}, 400, "invalid_parameter"},
+		{"no event id", e.sk, map[string]any{"eventId": nil}, 400, "invalid_parameter"},
 	}
 	for _, tc := range cases {
 		r := e.serverEvent(t, tc.key, tc.fields)
@@ -273,7 +273,7 @@ func TestServerEventErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := e.serverEvent(t, e.sk, nil); r.status != 401 || errCode(r) != "invalid_key" {
+	if r := e.serverEvent(t, e.sk, nil); r.status != 401 || errCode(r) != "unauthorized" {
 		t.Errorf("rotated private key: %d %v", r.status, r.body)
 	}
 	if r := e.serverEvent(t, sk2, nil); r.status != 202 {
@@ -404,7 +404,7 @@ func TestCollectBrowserBatch(t *testing.T) {
 		"no origin":       {map[string]string{}, collectBody(e.src.PublicKey, pageView("x")), 403, "origin_not_allowed", false},
 		"unknown key":     {origin, collectBody("tracker_pk_nope", pageView("x")), 401, "tracking_source_unavailable", false},
 		"not json":        {origin, []byte("{"), 400, "invalid_body", false},
-		"empty batch":     {origin, collectBody(e.src.PublicKey), 400, "invalid_field", true},
+		"empty batch":     {origin, collectBody(e.src.PublicKey), 400, "invalid_parameter", true},
 		"too large":       {origin, bytes.Repeat([]byte(" "), 70<<10), 413, "payload_too_large", false},
 	} {
 		r := e.do(t, "POST", "/v1/collect", tc.hdr, tc.body)

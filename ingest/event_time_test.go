@@ -38,7 +38,7 @@ func TestServerEventTimesOutsideTheRangeAreRefusedNamingIt(t *testing.T) {
 	for _, at := range refusedTimes {
 		_, _, err := decodeServerEvent(body(map[string]any{"occurredAt": at}), now, time.Hour)
 		ae := toAPIError(err)
-		if err == nil || ae.Status != 400 || ae.Code != "invalid_field" {
+		if err == nil || ae.Status() != 400 || ae.Code != "invalid_parameter" {
 			t.Errorf("%s: %v", at, err)
 			continue
 		}

@@ -142,7 +142,7 @@ func (s *Service) serverEvents(c *gin.Context) {
 		if ok, err := s.d.Limiter.Allow(ctx, limitKey, limit); err == nil && !ok {
 			verr = errRateLimited
 		}
-		s.metrics.events.WithLabelValues(kindServer, toAPIError(verr).Code).Inc()
+		s.metrics.events.WithLabelValues(kindServer, string(toAPIError(verr).Code)).Inc()
 		s.reject(c, routeServerEvents, verr)
 		return
 	}

@@ -189,8 +189,8 @@ func producedOrUnavailable(err error) error {
 
 func (s *Service) reject(c *gin.Context, route string, err error) {
 	ae := writeError(c, err)
-	s.metrics.requests.WithLabelValues(route, ae.Code).Inc()
-	if ae.Status >= 500 {
+	s.metrics.requests.WithLabelValues(route, string(ae.Code)).Inc()
+	if ae.Status() >= 500 {
 		s.d.Log.Warn("request failed", "route", route, "error", ae.Code, "err", err)
 	}
 }

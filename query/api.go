@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/controlplane/authn"
+	"github.com/revtrack/revtrack/internal/httpserver/apierror"
 	"github.com/revtrack/revtrack/query/budget"
 	"github.com/revtrack/revtrack/query/reporting"
 	"github.com/revtrack/revtrack/query/tracking"
@@ -82,45 +82,60 @@ func (a *API) Register(r gin.IRouter) {
 
 func noStore(c *gin.Context) { c.Header("Cache-Control", "no-store"); c.Next() }
 
-// writeError is this edge's one error-to-status table (specification: Errors).
-func writeError(c *gin.Context, err error) {
-	status, code := http.StatusServiceUnavailable, "unavailable"
-	msg := "temporary failure; retry with exponential backoff"
-	var ambiguous *reporting.AmbiguousError
-	var limit *budget.LimitError
-	switch {
-	case errors.As(err, &ambiguous):
-		c.AbortWithStatusJSON(http.StatusConflict, gin.H{"error": "ambiguous_customer", "message": ambiguous.Error(),
-			"customerIds": ambiguous.CustomerIDs})
-		return
-	case errors.As(err, &limit):
-		c.Header("Retry-After", strconv.Itoa(limit.RetryAfterSeconds()))
-		status, code, msg = http.StatusTooManyRequests, "rate_limited", limit.Error()
-		if errors.Is(err, budget.ErrOverloaded) {
-			status, code = http.StatusServiceUnavailable, "overloaded"
-		}
-	case errors.Is(err, controlplane.ErrInvalidKey):
-		status, code, msg = http.StatusUnauthorized, "unauthorized", "missing, invalid or revoked key (a tracking private key stops working when its source is disabled or the key rotated)"
-	case errors.Is(err, controlplane.ErrInactiveSubs):
-		status, code, msg = http.StatusForbidden, "subscription_inactive", "the workspace lacks an active subscription"
-	case errors.Is(err, authn.ErrSourceKey):
-		status, code, msg = http.StatusForbidden, "forbidden", err.Error()
-	case errors.Is(err, errInvalidParam), errors.Is(err, tracking.ErrInvalidFilter), errors.Is(err, reporting.ErrInvalid):
-		status, code, msg = http.StatusBadRequest, "invalid_parameter", err.Error()
-	case errors.Is(err, controlplane.ErrNotFound), errors.Is(err, errNotFound), errors.Is(err, reporting.ErrNotFound):
-		status, code, msg = http.StatusNotFound, "not_found", err.Error()
-	}
-	c.AbortWithStatusJSON(status, gin.H{"error": code, "message": msg})
-}
+// The refusals of this edge that are not built from the error they answer.
+var (
+	errUnauthorized = apierror.New(apierror.Unauthorized, "missing, invalid or revoked key (a tracking private key stops working when its source is disabled or the key rotated)")
+	errSubscription = apierror.New(apierror.SubscriptionInactive, "the workspace lacks an active subscription")
+	errUnavailable  = apierror.New(apierror.Unavailable, "temporary failure; retry with exponential backoff")
+)
 
 var errNotFound = errors.New("not found in this workspace")
 
-func (a *API) fail(c *gin.Context, err error) {
+// toAPIError is this edge's one error-to-status table (specification: Errors): every failure
+// becomes a code of the API's closed list (docs/API.md "Errors"); anything unexpected is
+// unavailable.
+func toAPIError(err error) *apierror.Error {
+	var ae *apierror.Error
 	var ambiguous *reporting.AmbiguousError
 	var limit *budget.LimitError
-	if !errors.Is(err, errInvalidParam) && !errors.Is(err, tracking.ErrInvalidFilter) && !errors.Is(err, controlplane.ErrNotFound) &&
-		!errors.Is(err, errNotFound) && !errors.Is(err, reporting.ErrInvalid) && !errors.Is(err, reporting.ErrNotFound) &&
-		!errors.As(err, &ambiguous) && !errors.As(err, &limit) {
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.As(err, &ambiguous):
+		return &apierror.Error{Code: apierror.AmbiguousCustomer, Message: ambiguous.Error(),
+			Fields: map[string]any{"customerIds": ambiguous.CustomerIDs}}
+	case errors.As(err, &limit):
+		if errors.Is(err, budget.ErrOverloaded) {
+			return apierror.New(apierror.Overloaded, limit.Error())
+		}
+		return apierror.New(apierror.RateLimited, limit.Error())
+	case errors.Is(err, controlplane.ErrInvalidKey):
+		return errUnauthorized
+	case errors.Is(err, controlplane.ErrInactiveSubs):
+		return errSubscription
+	case errors.Is(err, authn.ErrSourceKey):
+		return apierror.New(apierror.Forbidden, err.Error())
+	case errors.Is(err, errInvalidParam), errors.Is(err, tracking.ErrInvalidFilter), errors.Is(err, reporting.ErrInvalid):
+		return apierror.New(apierror.InvalidParameter, err.Error())
+	case errors.Is(err, controlplane.ErrNotFound), errors.Is(err, errNotFound), errors.Is(err, reporting.ErrNotFound):
+		return apierror.New(apierror.NotFound, err.Error())
+	default:
+		return errUnavailable
+	}
+}
+
+// writeError answers err as toAPIError maps it; a refusal of the cost limits says when to retry.
+func writeError(c *gin.Context, err error) {
+	var limit *budget.LimitError
+	if errors.As(err, &limit) {
+		c.Header("Retry-After", strconv.Itoa(limit.RetryAfterSeconds()))
+	}
+	apierror.Write(c, toAPIError(err))
+}
+
+// fail answers a handler's error; only the unexpected ones (answered unavailable) are logged.
+func (a *API) fail(c *gin.Context, err error) {
+	if toAPIError(err) == errUnavailable {
 		a.Log.Warn("query failed", "path", c.FullPath(), "err", err)
 	}
 	writeError(c, err)

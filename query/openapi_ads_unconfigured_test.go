@@ -23,7 +23,7 @@ import (
 // TestOpenAPIAdsNotConfigured validates the advertising routes of a deployment without an OAuth
 // client (the default), which the contract run of `revtrack all` (configured against the fake)
 // cannot show: the connection says configured false, and connecting, the callback and the
-// conversion-action refresh are refused with 409 ads_not_configured.
+// conversion-action refresh are refused with 409 not_configured.
 func TestOpenAPIAdsNotConfigured(t *testing.T) {
 	ctx := testenv.Ctx(t)
 	db := pipeline.Migrated(t)
@@ -60,13 +60,13 @@ func TestOpenAPIAdsNotConfigured(t *testing.T) {
 		{name: "connection", method: "GET", path: "/api/admin/ads/connection", key: admin, want: 200,
 			after: expectBody(`"configured":false`, `"accountDiscovery":false`, `"state":"disconnected"`)},
 		{name: "connect", method: "POST", path: "/api/admin/ads/connection", key: admin, want: 409,
-			after: expectBody(`"error":"ads_not_configured"`)},
+			after: expectBody(`"error":"not_configured"`)},
 		{name: "callback", method: "GET", path: uploader.OAuthCallbackPath + "?state=s&code=c", header: asJSON, want: 409,
-			after: expectBody(`"error":"ads_not_configured"`)},
+			after: expectBody(`"error":"not_configured"`)},
 		{name: "callback page", method: "GET", path: uploader.OAuthCallbackPath + "?state=s&code=c", want: 409,
 			after: expectBody("<h1>Not connected</h1>")},
 		{name: "refresh actions", method: "POST", path: "/api/admin/ads/conversion-actions/refresh", key: admin, want: 409,
-			after: expectBody(`"error":"ads_not_configured"`)},
+			after: expectBody(`"error":"not_configured"`)},
 		{name: "select account", method: "PUT", path: "/api/admin/ads/connection/account", key: admin, want: 409, body: account,
 			after: expectBody(`"error":"conflict"`)},
 		{name: "conversion actions", method: "GET", path: "/api/admin/ads/conversion-actions", key: admin, want: 409},

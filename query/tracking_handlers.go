@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -89,8 +90,9 @@ func (a *API) trackingFunnel(c *gin.Context) {
 	}
 	var window time.Duration
 	if err == nil && c.Query("windowDays") != "" {
-		var days int
-		if _, serr := fmt.Sscanf(c.Query("windowDays"), "%d", &days); serr != nil || days < 1 || days > 180 {
+		// The whole value is the integer (strconv, as for limit): "7x" or "1.5" is refused, not read as 7 or 1.
+		days, serr := strconv.Atoi(c.Query("windowDays"))
+		if serr != nil || days < 1 || days > 180 {
 			err = invalidParam("windowDays must be an integer from 1 to 180")
 		}
 		window = time.Duration(days) * 24 * time.Hour

@@ -2,14 +2,14 @@ package httpserver
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"strconv"
 	"time"
+
+	"github.com/revtrack/revtrack/internal/httpserver/apierror"
 )
 
 // guard applies cfg's body limit and per-path write deadlines to each request before h sees it.
@@ -32,7 +32,7 @@ func guard(h http.Handler, cfg Config) http.Handler {
 		switch {
 		case r.ContentLength > cfg.MaxBodyBytes:
 			w.Header().Set("Connection", "close")
-			writeError(w, http.StatusRequestEntityTooLarge, "payload_too_large", tooLargeMessage(cfg.MaxBodyBytes))
+			apierror.WriteHTTP(w, apierror.New(apierror.PayloadTooLarge, tooLargeMessage(cfg.MaxBodyBytes)))
 			return
 		case r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody:
 			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, cfg.MaxBodyBytes))
@@ -51,25 +51,14 @@ func bodyError(w http.ResponseWriter, err error, limit int64) {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		writeError(w, http.StatusRequestEntityTooLarge, "payload_too_large", tooLargeMessage(limit))
+		apierror.WriteHTTP(w, apierror.New(apierror.PayloadTooLarge, tooLargeMessage(limit)))
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		writeError(w, http.StatusRequestTimeout, "request_timeout", "the request body was not received in time")
+		apierror.WriteHTTP(w, apierror.New(apierror.RequestTimeout, "the request body was not received in time"))
 	default:
-		writeError(w, http.StatusBadRequest, "invalid_body", "the request body could not be read")
+		apierror.WriteHTTP(w, apierror.New(apierror.InvalidBody, "the request body could not be read"))
 	}
 }
 
 func tooLargeMessage(limit int64) string {
 	return fmt.Sprintf("request body is too large: at most %d bytes", limit)
-}
-
-// writeError answers like every edge answers its errors: JSON {error, message}, never cached.
-func writeError(w http.ResponseWriter, status int, code, msg string) {
-	b, _ := json.Marshal(map[string]string{"error": code, "message": msg})
-	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
 }

@@ -1,9 +1,9 @@
 package httpserver
 
 import (
-	"net/http"
-
 	"github.com/gin-gonic/gin"
+
+	"github.com/revtrack/revtrack/internal/httpserver/apierror"
 )
 
 // Unrouted makes a request that matches no route answer like every edge answers its errors: JSON
@@ -12,14 +12,9 @@ import (
 func Unrouted(engine *gin.Engine) {
 	engine.HandleMethodNotAllowed = true
 	engine.NoRoute(func(c *gin.Context) {
-		unrouted(c, http.StatusNotFound, "not_found", "no endpoint "+c.Request.Method+" "+c.Request.URL.Path)
+		apierror.Write(c, apierror.New(apierror.NotFound, "no endpoint "+c.Request.Method+" "+c.Request.URL.Path))
 	})
 	engine.NoMethod(func(c *gin.Context) {
-		unrouted(c, http.StatusMethodNotAllowed, "method_not_allowed", c.Request.Method+" is not allowed on "+c.Request.URL.Path)
+		apierror.Write(c, apierror.New(apierror.MethodNotAllowed, c.Request.Method+" is not allowed on "+c.Request.URL.Path))
 	})
-}
-
-func unrouted(c *gin.Context, status int, code, msg string) {
-	c.Header("Cache-Control", "no-store")
-	c.AbortWithStatusJSON(status, gin.H{"error": code, "message": msg})
 }

@@ -11,12 +11,12 @@ import (
 
 func TestErrorShape(t *testing.T) {
 	for body, want := range map[string]bool{
-		`{"error":"invalid_field","message":"name is required"}`: true,
-		`{"error":"invalid_field"}`:                              false,
-		`{"error":"","message":"x"}`:                             false,
-		`{"error":5,"message":"x"}`:                              false,
-		`<html>502</html>`:                                       false,
-		`{"index":0,"error":"invalid_event","message":"eventId must be 1-128 printable characters"}`: true,
+		`{"error":"invalid_parameter","message":"name is required"}`: true,
+		`{"error":"invalid_parameter"}`:                              false,
+		`{"error":"","message":"x"}`:                                 false,
+		`{"error":5,"message":"x"}`:                                  false,
+		`<html>502</html>`:                                           false,
+		`{"index":0,"error":"invalid_parameter","message":"eventId must be 1-128 printable characters"}`: true,
 	} {
 		if got := isErrorShape([]byte(body)); got != want {
 			t.Errorf("isErrorShape(%s) = %v, want %v", body, got, want)

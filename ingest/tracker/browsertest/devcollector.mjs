@@ -68,7 +68,7 @@ export async function startDevCollector({ publicKey, allowedOrigins, port = 0 })
       let accepted = 0;
       msg.batch.forEach((e, index) => {
         const problem = invalid(e);
-        if (problem) return rejected.push({ index, error: 'invalid_event', message: problem });
+        if (problem) return rejected.push({ index, error: 'invalid_parameter', message: problem });
         accepted++;
         if (!events.has(e.eventId)) events.set(e.eventId, e);
       });

@@ -367,7 +367,7 @@ test('dev collector: 400 and per-event rejections are final; 429 waits for Retry
   assert.equal(t.collects.length, 1, 'a 400 is not retried');
 
   // 202 with the event rejected: dropped, not resent.
-  h.collector.respondNext(202, {}, { accepted: 0, rejected: [{ index: 0, error: 'invalid_event', message: 'scripted' }] });
+  h.collector.respondNext(202, {}, { accepted: 0, rejected: [{ index: 0, error: 'invalid_parameter', message: 'scripted' }] });
   await t.page.evaluate(() => window.tracker.track('rejected_one'));
   await t.page.clock.fastForward(2000);
   await waitUntil(() => t.collects.length === 2);
