@@ -21,7 +21,7 @@ import (
 // Like partner connections these are read from ClickHouse, not the Redis cache: only the setup
 // operations and the uploader's dispatcher read them, and the sealed token never leaves ClickHouse.
 
-// Provider and states of an advertising connection (spec: States and transitions, Connection).
+// Provider and states of an advertising connection (docs/ADS_UPLOAD.md, "Connection").
 const (
 	AdProviderGoogle     = "google"
 	AdStateConnected     = "connected"
@@ -75,7 +75,8 @@ type AdConnections struct {
 // AdConnections returns the advertising-connection view of the store.
 func (s *Store) AdConnections(keys *Keyring) *AdConnections { return &AdConnections{s: s, keys: keys} }
 
-// AdCustomerIDRe is the form of a conversion or manager login customer ID (spec Limits: 10 digits).
+// AdCustomerIDRe is the form of a conversion or manager login customer ID (10 digits:
+// docs/ADS_UPLOAD.md, "Connection").
 var AdCustomerIDRe = regexp.MustCompile(`^[0-9]{10}$`)
 
 // Get returns the workspace's connection; ok is false when it never connected.
@@ -262,8 +263,9 @@ func (c *AdConnections) SetLastError(ctx context.Context, actor, workspaceID, me
 
 // CredentialRefused records message as the connection's last error when the platform refused
 // refreshToken (invalid_grant: revoked, expired, or the user's password changed) and refreshToken is
-// still the stored credential; the state stays connected (the spec's connection table has no other
-// transition) until the user reconnects, which clears the error. It reports whether it recorded:
+// still the stored credential; the state stays connected (the connection has no other transition:
+// docs/ADS_UPLOAD.md, "A refused credential shows on the connection") until the user reconnects,
+// which clears the error. It reports whether it recorded:
 // when the credential was replaced meanwhile (a reconnect) or the connection ended, the refusal is
 // old news and the connection is left alone.
 func (c *AdConnections) CredentialRefused(ctx context.Context, actor, workspaceID, refreshToken, message string) (bool, error) {
@@ -281,8 +283,8 @@ func (c *AdConnections) CredentialRefused(ctx context.Context, actor, workspaceI
 }
 
 // DisconnectUnconfirmed records a disconnection the platform did not confirm: the connection stays
-// connected with its credential (spec: Connection, "revocation cannot be confirmed"), and the
-// message is shown until a retry succeeds.
+// connected with its credential (docs/ADS_UPLOAD.md, "Connection", Disconnect: unconfirmed), and
+// the message is shown until a retry succeeds.
 func (c *AdConnections) DisconnectUnconfirmed(ctx context.Context, actor, workspaceID, message string) (AdConnection, error) {
 	return c.setLastError(ctx, actor, workspaceID, "ads_connection.disconnect_unconfirmed", message, false)
 }

@@ -11,7 +11,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// AdMilestones are the server-event names a mapping may upload (spec Events 5), in funnel order.
+// AdMilestones are the server-event names a mapping may upload (docs/ADS_UPLOAD.md, "Mappings"), in
+// funnel order.
 var AdMilestones = []string{"install", "trial_started", "trial_converted", "qualified", "paid"}
 
 // Why a mapping was disabled (AdMapping.DisabledCause).
@@ -23,7 +24,7 @@ const (
 	// mapping names an action of the previous account and never comes back.
 	AdDisabledByAccountChange = "account_change"
 	// AdDisabledByDisconnect: the connection was disconnected; no upload goes through its mappings
-	// again (spec: "no new uploads until a new connection and mapping exist").
+	// again (docs/ADS_UPLOAD.md, "Mappings": no new uploads until a new connection and mapping exist).
 	AdDisabledByDisconnect = "disconnect"
 )
 

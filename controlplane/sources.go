@@ -15,7 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Key prefixes of tracking sources (specification: Tracking source and keys).
+// Key prefixes of tracking sources (docs/TRACKING.md, "1. Create a tracking source").
 const (
 	PublicKeyPrefix  = "tracker_pk_"
 	PrivateKeyPrefix = "tracker_sk_"
@@ -307,8 +307,8 @@ func (s *Store) AuthenticateServerKey(ctx context.Context, private, pk, teamSlug
 		return Source{}, Workspace{}, err
 	}
 	if workspaceKey {
-		// The specification lets a workspace API key authorize ingestion too; it must belong to the
-		// workspace that owns the source.
+		// A workspace API key authorizes ingestion too (docs/TRACKING.md, section 4); it must belong to
+		// the workspace that owns the source.
 		p, err := s.AuthenticateAPIKey(ctx, private)
 		if err != nil {
 			return Source{}, Workspace{}, err
@@ -325,8 +325,8 @@ func (s *Store) AuthenticateServerKey(ctx context.Context, private, pk, teamSlug
 	return cs.Source, w, nil
 }
 
-// AuthenticatePrivateKey resolves a tracking private key used as a bearer key for reading (the
-// specification lets it read MCP data). A rotated-away key and the key of a disabled source are
+// AuthenticatePrivateKey resolves a tracking private key used as a bearer key for reading (it reads
+// MCP data: docs/API.md, "Keys"). A rotated-away key and the key of a disabled source are
 // ErrInvalidKey: a source that may not send events may not read either. Both are seen at once on
 // every instance, because rotation and disabling overwrite the cached entry this reads.
 func (s *Store) AuthenticatePrivateKey(ctx context.Context, private string) (Principal, error) {

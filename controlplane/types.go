@@ -19,7 +19,8 @@ var (
 	ErrSourceUnavailable = errors.New("tracking source unavailable (key rotated or source disabled)")
 )
 
-// Subscription statuses. Only active and trialing grant access (spec: Authentication 10).
+// Subscription statuses. Only active and trialing grant access (docs/SECURITY.md, "Tenant isolation
+// and roles").
 const (
 	StatusActive   = "active"
 	StatusTrialing = "trialing"
@@ -67,8 +68,9 @@ type App struct {
 	Name          string `json:"name"`
 }
 
-// Key scopes. ScopeRead is the specification's key: reporting, MCP and ingestion. ScopeAdmin also
-// manages tracking sources, keys and ad mappings (owner/admin operations) over the admin HTTP API.
+// Key scopes (docs/API.md, "Keys"). ScopeRead is the workspace key: reporting, MCP and ingestion.
+// ScopeAdmin also manages tracking sources, keys and ad mappings (owner/admin operations) over the
+// admin HTTP API.
 const (
 	ScopeRead  = "read"
 	ScopeAdmin = "admin"

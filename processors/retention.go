@@ -14,9 +14,10 @@ import (
 	"github.com/revtrack/revtrack/schemas"
 )
 
-// Retention (spec, Limits): raw tracking events are deleted after 180 days; upload click,
-// acquisition and merchant identifiers are scrubbed after 180 days. The period is defined beside the
-// event-time rule, which refuses at the edge what this job would delete at its next pass.
+// Retention (docs/ARCHITECTURE.md, "Data flow"; docs/TRACKING.md, "Event times"): raw tracking
+// events are deleted after 180 days; upload click, acquisition and merchant identifiers are scrubbed
+// after 180 days. The period is defined beside the event-time rule, which refuses at the edge what
+// this job would delete at its next pass.
 const (
 	RetentionPeriod   = schemas.RetentionPeriod
 	retentionInterval = 24 * time.Hour

@@ -40,7 +40,8 @@ import (
 // Every decision depends only on the prior state and the events in arrival order, so replaying the
 // same events (in a fresh database, or after a restart that reloads the state) gives the same IDs.
 
-// sessionGap ends a session: the spec's "restarts after 30 minutes without a tracked event".
+// sessionGap ends a session: it "restarts after 30 minutes without a tracked event"
+// (ingest/tracker/README.md, "Session").
 const sessionGap = 30 * time.Minute
 
 // maxClockAhead bounds how far a browser's clock may claim to be ahead of the edge's. An event

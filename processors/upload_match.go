@@ -10,11 +10,11 @@ import (
 
 // Upload matching rules (the pure part; upload_match_sink.go does the I/O).
 //
-// A verified server event whose name is a mappable milestone (spec Events 5) becomes one upload job
-// per enabled mapping of its (workspace, source, milestone) whose connection is connected.
-// `identified`, `canceled`, `churned` and `refunded` are never mapped (Events 2 and 5).
+// A verified server event whose name is a mappable milestone (docs/ADS_UPLOAD.md, "The upload
+// matcher", step 1) becomes one upload job per enabled mapping of its (workspace, source, milestone)
+// whose connection is connected. `identified`, `canceled`, `churned` and `refunded` are never mapped.
 //
-// Each job carries the click evidence of the event's own acquisition ID (Events 6: the click must be
+// Each job carries the click evidence of the event's own acquisition ID (step 3: the click must be
 // captured for the same acquisition as the verified event; a shop's other browsers do not count):
 // the acquisition's first gclid, else its first gbraid, else its first wbraid. An event without an
 // acquisition ID, or whose acquisition captured none of them, still becomes a job, without click

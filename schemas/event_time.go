@@ -13,8 +13,8 @@ import (
 // consumer that reads a record days later judges it exactly as the edge did: an event the edge
 // acknowledged is never dead-lettered for its time.
 
-// RetentionPeriod is how long raw tracking rows are kept (specification, Limits); the retention job
-// (processors/retention.go) applies it.
+// RetentionPeriod is how long raw tracking rows are kept (docs/TRACKING.md, "Event times"); the
+// retention job (processors/retention.go) applies it.
 const RetentionPeriod = 180 * 24 * time.Hour
 
 // retentionSlack keeps an accepted event out of the next retention pass. The pass drops a monthly

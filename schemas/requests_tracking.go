@@ -7,7 +7,7 @@ import "encoding/json"
 // client at compile time instead of drifting in copies. Decoding ignores omitempty: the tags only
 // keep an encoder from sending fields it did not set, as a publisher's server or tracker.js would.
 
-// ServerEventRequest is the body of POST /api/tracking/server-events (specification: Server event).
+// ServerEventRequest is the body of POST /api/tracking/server-events (docs/TRACKING.md, section 4).
 // AmountCents stays raw so that the edge reports 10.5 or "10" as a bad amount, not a bad body.
 type ServerEventRequest struct {
 	TeamSlug      string          `json:"teamSlug,omitempty"`

@@ -16,8 +16,8 @@ type Config struct {
 
 	// GroupPrefix prefixes the queue consumer's group name (<prefix>.upload-queue).
 	GroupPrefix string
-	// EventSource is sent with every event; the platform requires the enum, IN_STORE does not mean
-	// a physical purchase (spec "Advertising-platform connection and mapping").
+	// EventSource is sent with every event as the request's enum value; IN_STORE does not mean a
+	// physical purchase (docs/ADS_UPLOAD.md, "Event source").
 	EventSource string
 	// DispatchInterval is how often due rows are sent and due diagnostics polled.
 	DispatchInterval time.Duration
@@ -33,9 +33,9 @@ type Config struct {
 	// MaxEventAge: older events are rejected locally (EVENT_OUTSIDE_WINDOW), as the platform would.
 	MaxEventAge time.Duration
 
-	// The retry policy (research ads-api.md 5) is not a flag: it follows the platform's guidance.
-	// Tests shorten it. QuotaWait is the wait after a 429 that carries no RetryInfo / Retry-After;
-	// one that does is honoured as given.
+	// The retry policy (docs/ADS_UPLOAD.md, "Retries") is not a flag: it follows the platform's
+	// guidance. Tests shorten it. QuotaWait is the wait after a 429 that carries no RetryInfo /
+	// Retry-After; one that does is honoured as given.
 	RetryBase, RetryMax, QuotaWait time.Duration
 	// MaxPoll bounds one consumed batch of upload jobs.
 	MaxPoll int
@@ -43,7 +43,8 @@ type Config struct {
 	Backoff, MaxBackoff time.Duration
 }
 
-// DefaultConfig follows the platform's documented limits and the spec's diagnostics delay.
+// DefaultConfig follows the platform's documented limits and the 30-minute diagnostics delay
+// (docs/ADS_UPLOAD.md, "Diagnostics").
 func DefaultConfig() Config {
 	return Config{
 		ConnectConfig:          DefaultConnectConfig(),

@@ -54,8 +54,8 @@ type SetupDeps struct {
 	Discovery ActionDiscovery
 }
 
-// Setup owns the advertising connection's state machine and the mapping rules (spec: States and
-// transitions, Connection; Advertising-platform connection and mapping). Every change is audited
+// Setup owns the advertising connection's state machine and the mapping rules (docs/ADS_UPLOAD.md,
+// "Connection" and "Mappings"). Every change is audited
 // by the control plane it writes through. Changes of one workspace are serialised by a Redis lock,
 // so that for example a mapping cannot be created for an account that is being replaced.
 type Setup struct {

@@ -20,7 +20,8 @@ import (
 const OAuthCallbackPath = "/api/admin/ads/oauth/callback"
 
 // ConnectConfig configures the advertising connection: the OAuth client and where Google's APIs
-// are. The connection is available only when an OAuth client is configured (spec Authentication 9).
+// are. The connection is available only when an OAuth client is configured (docs/ADS_UPLOAD.md,
+// "Surfaces": 409 not_configured without one).
 type ConnectConfig struct {
 	// GoogleBaseURL is empty for Google's real endpoints; a URL puts every Google endpoint under
 	// it (the local fake, devtools/googlefake).

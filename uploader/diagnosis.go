@@ -2,10 +2,10 @@ package uploader
 
 import "strings"
 
-// Diagnosis is which of the spec's upload diagnostics ("Errors": invalid click ID, no consent,
-// duplicate transaction, wrong account, unattributed) a row's state and reason codes point to, with
-// what to check. The platform's reason codes stay on the row as sent; this only groups them so a
-// user sees what to fix without knowing Google's vocabulary.
+// Diagnosis is which of the upload diagnostics (docs/ADS_UPLOAD.md, "Diagnostics on the row") a
+// row's state and reason codes point to, with what to check. The platform's reason codes stay on
+// the row as sent; this only groups them so a user sees what to fix without knowing Google's
+// vocabulary.
 type Diagnosis struct {
 	// Code is invalid_click_id, no_consent, duplicate_transaction, wrong_account, unattributed,
 	// event_window (not uploaded: before the mapping or outside the platform's window),

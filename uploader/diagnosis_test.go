@@ -2,8 +2,9 @@ package uploader
 
 import "testing"
 
-// TestDiagnose: every diagnosis of the spec's "Upload diagnostics" is reached from the platform's
-// reason codes as they are stored (with or without Google's prefixes), unknown codes are "other".
+// TestDiagnose: every diagnosis of docs/ADS_UPLOAD.md, "Diagnostics on the row", is reached from the
+// platform's reason codes as they are stored (with or without Google's prefixes), unknown codes are
+// "other".
 func TestDiagnose(t *testing.T) {
 	for _, tc := range []struct {
 		status Status

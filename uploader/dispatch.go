@@ -244,8 +244,8 @@ func (d *dispatcher) sendMapping(ctx context.Context, ls *redisx.Lease, conn con
 }
 
 // validateOnly says whether row r of mapping m goes out validate-only: when it was filed while
-// Validation only was on (turning it off replays nothing, spec "Advertising-platform connection and
-// mapping"), and whenever Validation only is on now.
+// Validation only was on (turning it off replays nothing: docs/ADS_UPLOAD.md, "Mappings" and
+// "Validation only follows the row"), and whenever Validation only is on now.
 func validateOnly(m controlplane.AdMapping, r Row) bool { return m.ValidationOnly || r.ValidationOnly }
 
 // send makes one events:ingest request for batch (validate-only or live) and records its outcome;

@@ -215,8 +215,8 @@ func errMessage(err error) string {
 	return err.Error()
 }
 
-// backoff is the retry policy (research ads-api.md 5): exponential with full jitter for transient
-// failures; a 429 waits for the platform's RetryInfo / Retry-After as given (at least
+// backoff is the retry policy (docs/ADS_UPLOAD.md, "Retries"): exponential with full jitter for
+// transient failures; a 429 waits for the platform's RetryInfo / Retry-After as given (at least
 // minQuotaWait), or quota when it gave none.
 type backoff struct {
 	base, max, quota time.Duration

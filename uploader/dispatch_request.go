@@ -10,12 +10,13 @@ import (
 	"github.com/revtrack/revtrack/schemas"
 )
 
-// buildRequest is the events:ingest request for rows of one mapping (research ads-api.md 2.2). It
-// carries exactly what the spec lists for an upload: click ID, event time, conversion action,
-// transaction ID, optional value and currency, the event source and consent; never the shop
-// domain, an e-mail or the source event ID. Consent is granted on the strength of the mapping's
-// consent confirmation, which the dispatcher checks before building a request. validateOnly is the
-// rows' mode (dispatcher.sendMapping), not necessarily the mapping's current flag.
+// buildRequest is the events:ingest request for rows of one mapping (google.IngestRequest, whose wire
+// form is uploader/google/testdata/ingest_request.golden.json). It carries exactly the allow-list of
+// docs/ADS_UPLOAD.md, "Consent": click ID, event time, conversion action, transaction ID, optional
+// value and currency, the event source and consent; never the shop domain, an e-mail or the source
+// event ID. Consent is granted on the strength of the mapping's consent confirmation, which the
+// dispatcher checks before building a request. validateOnly is the rows' mode
+// (dispatcher.sendMapping), not necessarily the mapping's current flag.
 func buildRequest(conn controlplane.AdConnection, m controlplane.AdMapping, rows []Row, eventSource string, validateOnly bool) google.IngestRequest {
 	dest := google.Destination{
 		OperatingAccount:     google.ProductAccount{AccountType: google.AccountTypeGoogleAds, AccountID: conn.ConversionCustomerID},

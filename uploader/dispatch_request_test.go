@@ -107,7 +107,7 @@ func TestBackoff(t *testing.T) {
 			t.Fatalf("full jitter out of [0, 4s]: %s", d)
 		}
 	}
-	// RetryInfo is honoured as given (research ads-api.md 5), with a floor against a zero delay;
+	// RetryInfo is honoured as given (docs/ADS_UPLOAD.md, "Retries"), with a floor against a zero delay;
 	// without one the quota wait applies.
 	for name, c := range map[string]struct {
 		err  error

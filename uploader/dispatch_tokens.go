@@ -15,7 +15,8 @@ import (
 const uploaderActor = "system:uploader"
 
 // msgCredentialRefused is the connection's last error once the platform refused its refresh token
-// (research ads-api.md 4: invalid_grant is permanent). It never holds the token.
+// (invalid_grant is permanent: docs/ADS_UPLOAD.md, "A refused credential shows on the connection").
+// It never holds the token.
 const msgCredentialRefused = "Google refused the stored credential (invalid_grant: access removed, expired or the " +
 	"Google account's password changed); uploads and diagnostics wait: connect again to resume"
 

@@ -52,7 +52,7 @@ func (s *Setup) CreateMapping(ctx context.Context, actor, workspaceID string, in
 // Re-enabling needs a connection with a conversion account selected, and is refused (ErrConflict)
 // for a mapping an account change or a disconnection disabled, or one of an earlier connection:
 // queued rows of such a mapping would otherwise go to an account or grant they were not meant for
-// (spec connection table: "no new uploads until a new connection and mapping exist").
+// (docs/ADS_UPLOAD.md, "Mappings": no new uploads until a new connection and mapping exist).
 func (s *Setup) UpdateMapping(ctx context.Context, actor, workspaceID, mappingID string, u MappingUpdate) (controlplane.AdMapping, error) {
 	unlock, err := s.lock(ctx, workspaceID)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/revtrack/revtrack/controlplane"
 )
 
-// MappingInput is a new mapping (spec: Advertising-platform connection and mapping).
+// MappingInput is a new mapping (docs/ADS_UPLOAD.md, "Mappings").
 type MappingInput struct {
 	// SourceID is a tracking source of the workspace, of one of its selected apps.
 	SourceID string `json:"sourceId"`
@@ -53,7 +53,8 @@ var (
 	maxConversionActionLen = 256
 )
 
-// normalizeMilestone accepts the spec's spelling ("trial started") as well as the event name.
+// normalizeMilestone accepts the milestone written as words ("trial started") as well as the event
+// name (docs/ADS_UPLOAD.md, "Mappings").
 func normalizeMilestone(m string) string {
 	return strings.NewReplacer(" ", "_", "-", "_").Replace(strings.ToLower(strings.TrimSpace(m)))
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/revtrack/revtrack/uploader/google"
 )
 
-// Status is an upload-queue row's state (spec "States and transitions", docs/ADS_UPLOAD.md).
+// Status is an upload-queue row's state (docs/ADS_UPLOAD.md, "Upload-queue row states").
 type Status string
 
 // Row states; the values are the upload_queue.status enum names.
@@ -115,8 +115,8 @@ type Row struct {
 	RequestEvents        uint32    `json:"requestEvents,omitempty"`
 	CreatedAt            time.Time `json:"createdAt"`
 	UpdatedAt            time.Time `json:"updatedAt"`
-	// Diagnosis groups the state and reason codes into the spec's upload diagnostics (computed
-	// when the row is read, not stored).
+	// Diagnosis groups the state and reason codes into the upload diagnostics of docs/ADS_UPLOAD.md,
+	// "Diagnostics on the row" (computed when the row is read, not stored).
 	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
 	Version   uint64     `json:"-"`
 }

@@ -228,9 +228,10 @@ func (e *uploadEnv) metric(name string, labels map[string]string) float64 {
 	return sum
 }
 
-// TestServiceValidationOnlyEndToEnd is the recommended verification order of the spec up to
-// "confirm validated": a job becomes a queued row, is sent with validateOnly, ends validated and is
-// never polled. The request carries click ID, time, action, transaction ID and consent only.
+// TestServiceValidationOnlyEndToEnd is the recommended verification order (docs/ADS_UPLOAD.md,
+// "Surfaces") up to "validated": a job becomes a queued row, is sent with validateOnly, ends
+// validated and is never polled. The request carries click ID, time, action, transaction ID and
+// consent only.
 func TestServiceValidationOnlyEndToEnd(t *testing.T) {
 	e := newUploadEnv(t, googlefake.DefaultConfig(), nil)
 	e.start()

@@ -178,7 +178,7 @@ func cycle(paths []string) func(int) string {
 	return func(i int) string { return paths[i%len(paths)] }
 }
 
-// metrics are the focused metric endpoints of the specification.
+// metrics are the focused metric endpoints (docs/METRICS.md 3.12).
 var metrics = []string{"mrr", "arr", "usage", "net-revenue-retention", "customer-concentration"}
 
 // Targets from the issue.
@@ -271,8 +271,8 @@ func (a *api) targets(p queryPlan) []target {
 	return ts
 }
 
-// cursorParam is the query parameter carrying nextCursor back (the specification leaves its name
-// open; -cursor-param overrides it).
+// cursorParam is the query parameter carrying nextCursor back (docs/METRICS.md 5.1); -cursor-param
+// overrides it for a server that names it otherwise.
 var cursorParam = "cursor"
 
 // listPage is the part of a customer list response the benchmark reads.

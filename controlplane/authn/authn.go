@@ -1,7 +1,7 @@
 // Package authn authenticates bearer keys on the workspace-facing HTTP APIs (reporting, MCP, admin):
-// a workspace API key (revtrack_sk_…) or a tracking source's private key (tracker_sk_…, which the
-// specification lets read MCP data, and nothing else: RequireWorkspaceKey keeps it off the REST
-// routes). Keys are never logged; only their IDs are.
+// a workspace API key (revtrack_sk_…) or a tracking source's private key (tracker_sk_…, which reads
+// MCP data and nothing else, docs/API.md "Keys": RequireWorkspaceKey keeps it off the REST routes).
+// Keys are never logged; only their IDs are.
 package authn
 
 import (
@@ -104,9 +104,10 @@ func RequireAdmin(onError func(*gin.Context, error)) gin.HandlerFunc {
 
 type viaMCPKey struct{}
 
-// ViaMCP marks a request that the MCP server sends in-process to the REST handlers for its caller
-// (query/mcp/rest.go). The mark lives in the request's context, which only code in this process can
-// set: no network request can carry it.
+// ViaMCP marks a request sent in-process to the REST handlers for an MCP caller. The MCP server no
+// longer sends such requests (its tools call the query service directly: docs/API.md, "Keys"), so
+// nothing sets the mark. The mark lives in the request's context, which only code in this process
+// can set: no network request can carry it.
 func ViaMCP(ctx context.Context) context.Context { return context.WithValue(ctx, viaMCPKey{}, true) }
 
 func isViaMCP(ctx context.Context) bool {
@@ -115,8 +116,8 @@ func isViaMCP(ctx context.Context) bool {
 }
 
 // RequireWorkspaceKey refuses a tracking source's private key with ErrSourceKey (403), unless the
-// request is one the MCP server makes for that key's MCP call (ViaMCP): the specification lets the
-// private key read MCP data, and MCP reads through the REST handlers. Runs after Middleware.
+// request carries the ViaMCP mark: the private key reads MCP data only (docs/API.md, "Keys"), and the
+// MCP endpoint authenticates it itself. Runs after Middleware.
 func RequireWorkspaceKey(onError func(*gin.Context, error)) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if From(c).Principal.SourceID != "" && !isViaMCP(c.Request.Context()) {

@@ -13,7 +13,7 @@ import (
 	"github.com/revtrack/revtrack/query/budget"
 )
 
-// Timeline limits (specification: Limits).
+// Timeline limits (docs/METRICS.md 6.1).
 const (
 	DefaultTimelineLimit = 20
 	MaxTimelineLimit     = 50
@@ -109,7 +109,8 @@ type CustomerDetail struct {
 	Source    string          `json:"source"`
 }
 
-// Customer answers for one customer of the covered apps, excluded ones too (specification rule 4).
+// Customer answers for one customer of the covered apps, excluded ones too (docs/METRICS.md
+// section 6).
 func (s *Store) Customer(ctx context.Context, req DetailRequest) (CustomerDetail, error) {
 	// Nothing of a detail is kept: every request computes.
 	if err := budget.Compute(ctx); err != nil {

@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// Metric names of GET /api/v1/metrics/{metric} (specification: Endpoints/Reporting).
+// Metric names of GET /api/v1/metrics/{metric} (docs/METRICS.md 3.12).
 const (
 	MetricMRR                   = "mrr"
 	MetricARR                   = "arr"

@@ -215,7 +215,7 @@ func TestCustomerDetailExample37(t *testing.T) {
 		d.Timeline[0].Type != "subscription" {
 		t.Fatalf("delta on 03-19: %+v, timeline %+v", d.Analytics, d.Timeline)
 	}
-	// Excluded customers are answered (specification rule 4); other apps are not found.
+	// Excluded customers are answered (docs/METRICS.md section 6); other apps are not found.
 	g, err := e.store.Customer(ctx(t), DetailRequest{Scope: scopeOf("app-1"), Ref: "golf.myshopify.com", Range: defaultRange})
 	if err != nil || !g.Customer.ReportExcluded {
 		t.Fatalf("golf: %v %+v", err, g.Customer)
@@ -352,7 +352,7 @@ func TestCoverageAndStaleWarnings(t *testing.T) {
 	if *only.AppID != "cov-a" || !only.Coverage.Lifecycle.Complete {
 		t.Fatalf("%+v", only.Envelope)
 	}
-	// A reporting date after the forward cursor is not complete (spec rule 2).
+	// A reporting date after the forward cursor is not complete (docs/METRICS.md 7.2, `complete`).
 	future, err := e.store.Summary(ctx(t), Request{Scope: scopeOf("cov-b"), Range: Range{From: MustDate("2026-03-10"), To: MustDate("2026-04-01")},
 		CustomerScope: ScopeIncluded})
 	if err != nil {

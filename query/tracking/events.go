@@ -10,8 +10,8 @@ import (
 	"github.com/revtrack/revtrack/query/budget"
 )
 
-// Evidence badges (spec, Events): browser events are not proof of payment; server events are
-// verified by the customer's server.
+// Evidence badges (docs/TRACKING.md, introduction): browser events are not proof of payment; server
+// events are verified by the customer's server.
 const (
 	EvidenceBrowser = "Browser"
 	EvidenceServer  = "Server"

@@ -50,7 +50,8 @@ func (sc Scope) apps() []string {
 	return sc.AppIDs
 }
 
-// DefaultRange is the spec's default reporting range: the last 30 days.
+// DefaultRange is the tracking views' default range: the last 30 days, as for reporting
+// (docs/METRICS.md 1.2).
 const DefaultRange = 30 * 24 * time.Hour
 
 // Store reads tracking data. It never writes.

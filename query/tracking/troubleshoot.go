@@ -8,7 +8,8 @@ import (
 	"github.com/revtrack/revtrack/query/budget"
 )
 
-// Troubleshooting condition codes: the spec's four tracking troubleshooting conditions.
+// Troubleshooting condition codes: the four tracking troubleshooting conditions of docs/TRACKING.md,
+// "7. Troubleshooting" (the table's first four rows).
 const (
 	ConditionOriginNotAllowed  = "origin_not_allowed"
 	ConditionSourceUnavailable = "source_unavailable"
@@ -58,7 +59,7 @@ type Troubleshooting struct {
 	// IdentifiedEvents is how many of the lifecycle events were `identified` (links, not conversions).
 	IdentifiedEvents uint64        `json:"identifiedEvents"`
 	ClickEvidence    ClickEvidence `json:"clickEvidence"`
-	// Conditions lists the four conditions in the spec's order.
+	// Conditions lists the four conditions in the order of docs/TRACKING.md, "7. Troubleshooting".
 	Conditions []Condition `json:"conditions"`
 	Hint       string      `json:"hint"`
 }

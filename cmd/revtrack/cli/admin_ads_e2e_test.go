@@ -18,10 +18,10 @@ import (
 	"github.com/revtrack/revtrack/internal/testenv/pipeline"
 )
 
-// TestAdsUploadEndToEnd runs `revtrack all` against the fake Google and follows the spec's
-// verification order through the real pipeline: connect through the served OAuth callback, select
-// the account, map `paid`, track a click and a verified event, see the row validated, turn
-// Validation only off, send a new event and see it accepted.
+// TestAdsUploadEndToEnd runs `revtrack all` against the fake Google and follows the verification
+// order (docs/ADS_UPLOAD.md, "Surfaces") through the real pipeline: connect through the served OAuth
+// callback, select the account, map `paid`, track a click and a verified event, see the row
+// validated, turn Validation only off, send a new event and see it accepted.
 func TestAdsUploadEndToEnd(t *testing.T) {
 	fake := googlefake.New(googlefake.DefaultConfig())
 	google := httptest.NewServer(fake)
@@ -115,7 +115,7 @@ func TestAdsUploadEndToEnd(t *testing.T) {
 		}
 		t.Fatalf("verification never reached %s: %v", want, last)
 	}
-	// The spec's order: the page view is seen before the verified event is sent. The matcher waits
+	// The verification order: the page view is seen before the verified event is sent. The matcher waits
 	// only briefly for browser events still on their way, and a loaded CI host can take longer.
 	next("verified_event")
 	paid("s-ads-1")

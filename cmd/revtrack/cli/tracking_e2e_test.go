@@ -184,7 +184,7 @@ func TestTrackingEndToEnd(t *testing.T) {
 			t.Errorf("key %q: %d", key, status)
 		}
 	}
-	// The tracking private key reads MCP data only (specification: Authentication 6), not the REST API.
+	// The tracking private key reads MCP data only (docs/API.md, "Keys"), not the REST API.
 	if status, _ := e.get(t, "/api/v1/tracking/ledger?"+rng, e.sk); status != 403 {
 		t.Errorf("private key on REST: %d, want 403", status)
 	}
