@@ -45,8 +45,8 @@ var (
 	_ UploadRows = (*uploader.Rows)(nil)
 )
 
-// AdsAPI serves the caller's workspace's advertising-conversion setup (spec "Advertising-conversion
-// setup"; docs/ADS_UPLOAD.md):
+// AdsAPI serves the caller's workspace's advertising-conversion setup (docs/ADS_UPLOAD.md,
+// "Surfaces"):
 //
 //	GET    /api/admin/ads/connection                     state, scopes, accounts, last error (never a token)
 //	POST   /api/admin/ads/connection                     start connecting: {authorizationUrl} (the begin URL)

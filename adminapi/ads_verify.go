@@ -15,7 +15,7 @@ import (
 	"github.com/revtrack/revtrack/uploader"
 )
 
-// The verification steps, in the spec's recommended order ("Advertising-conversion setup"):
+// The verification steps, in the recommended order (docs/ADS_UPLOAD.md, "Surfaces"):
 // confirm page_view; send a verified event; confirm the queue row with click evidence; confirm
 // validated; turn Validation only off; send a new event; confirm in the advertising platform after
 // processing.

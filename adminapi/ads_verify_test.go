@@ -9,9 +9,9 @@ import (
 	"github.com/revtrack/revtrack/internal/testenv"
 )
 
-// TestAdsVerificationOverHTTP follows the spec's verification order for one mapping as the
-// evidence arrives: page view, verified event, queue row with click evidence, validated,
-// Validation only off, live upload, platform diagnostics.
+// TestAdsVerificationOverHTTP follows the verification order (docs/ADS_UPLOAD.md, "Surfaces") for
+// one mapping as the evidence arrives: page view, verified event, queue row with click evidence,
+// validated, Validation only off, live upload, platform diagnostics.
 func TestAdsVerificationOverHTTP(t *testing.T) {
 	f := newAdsFixture(t, googlefake.DefaultConfig(), true)
 	const path = "/api/admin/ads/verification"

@@ -1,8 +1,9 @@
 // Package adminapi is the control-plane HTTP API under /api/admin: tracking sources, workspace keys,
 // the audit log, the partner connection and the advertising-conversion setup. It needs an
-// admin-scoped workspace key, because the specification reserves these operations for workspace
-// owners and admins (the one exception is Google's OAuth callback, which a browser reaches without
-// a key). Every change is audited with the key's ID.
+// admin-scoped workspace key, because these operations are reserved to workspace owners and admins
+// (docs/API.md, "Keys"); the one exception is the browser's leg of the Google connection, which a
+// browser reaches without a key (docs/API.md, "What it covers"). Every change is audited with the
+// key's ID.
 package adminapi
 
 import (

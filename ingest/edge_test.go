@@ -184,8 +184,8 @@ func TestServerEventAcceptedOnceAndDuplicateAnswered(t *testing.T) {
 	}
 }
 
-// The specification lets a workspace API key authorize ingestion: only its own workspace's sources,
-// and only while it is not revoked.
+// A workspace API key authorizes ingestion too (docs/TRACKING.md, section 4): only its own
+// workspace's sources, and only while it is not revoked.
 func TestServerEventWorkspaceKey(t *testing.T) {
 	e := newEdge(t, DefaultConfig())
 	ctx := testenv.Ctx(t)

@@ -11,8 +11,8 @@ import (
 )
 
 // The reasons the edge rejects a request, each a code of the API's closed list (docs/API.md
-// "Errors") that is also the metric label and log field. Messages name the specification's
-// troubleshooting conditions so a developer can act on them.
+// "Errors") that is also the metric label and log field. Messages name the troubleshooting
+// conditions of docs/TRACKING.md, "7. Troubleshooting", so a developer can act on them.
 var (
 	errPayloadTooLarge   = apierror.New(apierror.PayloadTooLarge, "request body is too large")
 	errInvalidBody       = apierror.New(apierror.InvalidBody, "request body is not a JSON object")

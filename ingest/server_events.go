@@ -32,7 +32,8 @@ var (
 	integerRe  = regexp.MustCompile(`^-?[0-9]+$`)
 )
 
-// commissionable events carry money (specification: Events 3).
+// commissionable events carry money (docs/TRACKING.md, section 4: amountCents and currency for paid
+// and refunded).
 func commissionable(name string) bool { return name == "paid" || name == "refunded" }
 
 // decodeServerEvent parses and validates a request body into the Kafka message. It checks only what

@@ -61,9 +61,9 @@ type API struct {
 	Now    func() time.Time
 }
 
-// Register mounts the routes. Every response disables caching (specification: reporting). Only
-// workspace keys call them from outside: a tracking private key reads through MCP, whose in-process
-// requests are let through (authn.RequireWorkspaceKey).
+// Register mounts the routes. Every response disables caching (Cache-Control: no-store, docs/API.md).
+// Only workspace keys call them: a tracking private key reads through MCP only, whose tools call the
+// query service directly (docs/API.md, "Keys"), and authn.RequireWorkspaceKey refuses it here.
 func (a *API) Register(r gin.IRouter) {
 	if a.Now == nil {
 		a.Now = time.Now
@@ -91,9 +91,8 @@ var (
 
 var errNotFound = errors.New("not found in this workspace")
 
-// toAPIError is this edge's one error-to-status table (specification: Errors): every failure
-// becomes a code of the API's closed list (docs/API.md "Errors"); anything unexpected is
-// unavailable.
+// toAPIError is this edge's one error-to-status table: every failure becomes a code of the API's
+// closed list (docs/API.md "Errors"); anything unexpected is unavailable.
 func toAPIError(err error) *apierror.Error {
 	var ae *apierror.Error
 	var ambiguous *reporting.AmbiguousError

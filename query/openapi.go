@@ -11,8 +11,8 @@ import (
 )
 
 // registerOpenAPI serves the API description without a key: it describes the API and holds no
-// workspace data. Like every API response it is not cached (specification: reporting), so a deploy
-// is seen at once; a client that keeps its own copy can still ask with If-None-Match (ETag).
+// workspace data. Like every API response it is not cached (no-store, docs/API.md), so a deploy is
+// seen at once; a client that keeps its own copy can still ask with If-None-Match (ETag).
 func registerOpenAPI(r gin.IRouter) {
 	r.GET(openapi.Path, serveOpenAPI)
 }

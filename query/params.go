@@ -32,8 +32,8 @@ func (r Range) End() time.Time   { t, _ := time.Parse(time.DateOnly, r.To); retu
 // maxRangeDays bounds a query so that one request cannot scan years of raw events.
 const maxRangeDays = 366
 
-// parseRange reads from/to. Without them the range is the last 30 days ending today (UTC), as the
-// specification's default reporting range.
+// parseRange reads from/to. Without them the range is the last 30 days ending today (UTC), the
+// default reporting range (docs/METRICS.md 1.2).
 func parseRange(q url.Values, now time.Time) (Range, error) {
 	today := now.UTC().Format(time.DateOnly)
 	r := Range{From: q.Get("from"), To: q.Get("to")}

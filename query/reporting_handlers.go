@@ -8,7 +8,7 @@ import (
 	"github.com/revtrack/revtrack/controlplane/authn"
 )
 
-// The reporting routes (specification: Endpoints/Reporting; definitions in docs/METRICS.md). Each
+// The reporting routes (docs/API.md, "What it covers"; definitions in docs/METRICS.md). Each
 // handler validates every parameter before reading, so a bad request is a 400 whatever the data. The
 // parsers (reporting_params.go) are the MCP tools' too.
 

@@ -17,7 +17,7 @@ type RangeArgs struct {
 	To   string `json:"to,omitempty" jsonschema:"pattern=^[0-9]{4}-[0-9]{2}-[0-9]{2}$" jsonschema_description:"Last date of the range, inclusive, as YYYY-MM-DD in UTC; must not be after today. Point-in-time figures (MRR, ARR, paying customers, ARPU, concentration) are evaluated on this date. Default: today."`
 }
 
-// ScopeArgs are the filters of every reporting tool besides the range (specification: MCP).
+// ScopeArgs are the filters of every reporting tool besides the range (docs/MCP.md, "Tools").
 type ScopeArgs struct {
 	Currency      string `json:"currency,omitempty" jsonschema:"pattern=^[A-Za-z]{3}$" jsonschema_description:"Three-letter currency code (e.g. USD) to report only that currency. Default: every currency, each reported separately (currencies are never summed or converted)."`
 	AppID         string `json:"appId,omitempty" jsonschema:"minLength=1" jsonschema_description:"ID of one of the workspace's selected apps, to report on that app only. Default: all selected apps together."`

@@ -12,8 +12,8 @@ import (
 )
 
 // writeError answers a request that did not pass authentication, before any MCP message is read:
-// the REST API's statuses and {error, message} bodies (specification: Errors). OAuth sign-in is not
-// offered, so the challenge names no authorization server.
+// the REST API's statuses and {error, message} bodies (docs/MCP.md, "Authentication"). OAuth
+// sign-in is not offered, so the challenge names no authorization server.
 func writeError(c *gin.Context, err error) {
 	status, code := http.StatusServiceUnavailable, "unavailable"
 	msg := "temporary failure; retry with exponential backoff"

@@ -21,7 +21,7 @@ import (
 	"github.com/revtrack/revtrack/query/budget"
 )
 
-// Path is where the server is mounted, relative to the base URL (specification: MCP).
+// Path is where the server is mounted, relative to the base URL (docs/MCP.md).
 const Path = "/api/mcp"
 
 // ServerName and ServerVersion identify the server in the initialize (or server/discover) reply.
