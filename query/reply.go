@@ -1,17 +1,16 @@
 package query
 
 import (
-	"bytes"
-	"encoding/json"
-	"net/http"
-	"sync"
+	"errors"
+	"strconv"
 
-	"github.com/gin-gonic/gin"
+	"github.com/revtrack/revtrack/internal/httpserver/apierror"
+	"github.com/revtrack/revtrack/query/budget"
 )
 
 // ErrorReply is what this edge answers for an error: the status, the {error, message} body and its
 // extras. Callers that answer in another form than HTTP use it to word their failures: the MCP tools
-// name the status, code and message of the REST reply in their tool errors (docs/MCP.md).
+// name the status, code and message of the REST reply in their tool errors (docs/MCP.md, "Errors").
 type ErrorReply struct {
 	Status  int
 	Code    string // the body's "error"
@@ -22,45 +21,15 @@ type ErrorReply struct {
 	RetryAfter string
 }
 
-// ReplyOf is the reply of writeError (api.go) for err. It runs writeError itself, on a context of
-// its own, so that the edge's error table stays the one place where errors become statuses, codes
-// and messages, whoever asks.
+// ReplyOf is the reply writeError (api.go) answers for err, read from the same table (toAPIError),
+// so the edge keeps one place where errors become statuses, codes and messages whoever asks.
 func ReplyOf(err error) ErrorReply {
-	w := &replyRecorder{header: http.Header{}}
-	writeError(gin.CreateTestContextOnly(w, replyEngine()), err)
-	r := ErrorReply{Status: w.status, RetryAfter: w.header.Get("Retry-After")}
-	var body struct {
-		Error       string   `json:"error"`
-		Message     string   `json:"message"`
-		CustomerIDs []string `json:"customerIds"`
-	}
-	if json.Unmarshal(w.body.Bytes(), &body) == nil {
-		r.Code, r.Message, r.CustomerIDs = body.Error, body.Message, body.CustomerIDs
+	ae := toAPIError(err)
+	r := ErrorReply{Status: ae.Status(), Code: string(ae.Code), Message: apierror.OneLine(ae.Message)}
+	r.CustomerIDs, _ = ae.Fields["customerIds"].([]string)
+	var limit *budget.LimitError
+	if errors.As(err, &limit) {
+		r.RetryAfter = strconv.Itoa(limit.RetryAfterSeconds())
 	}
 	return r
-}
-
-// replyEngine only hosts the contexts of ReplyOf: no route is registered on it.
-var replyEngine = sync.OnceValue(func() *gin.Engine { return gin.New() })
-
-// replyRecorder is an http.ResponseWriter that keeps the reply in memory.
-type replyRecorder struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (w *replyRecorder) Header() http.Header { return w.header }
-
-func (w *replyRecorder) WriteHeader(status int) {
-	if w.status == 0 {
-		w.status = status
-	}
-}
-
-func (w *replyRecorder) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.body.Write(b)
 }

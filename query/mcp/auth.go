@@ -3,30 +3,29 @@ package mcp
 import (
 	"context"
 	"errors"
-	"net/http"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/controlplane/authn"
+	"github.com/revtrack/revtrack/internal/httpserver/apierror"
 )
 
 // writeError answers a request that did not pass authentication, before any MCP message is read:
-// the REST API's statuses and {error, message} bodies (docs/MCP.md, "Authentication"). OAuth
-// sign-in is not offered, so the challenge names no authorization server.
+// codes of the API's closed list (internal/httpserver/apierror) in the REST API's {error, message}
+// bodies (docs/MCP.md, "Authentication"). OAuth sign-in is not offered, so the challenge names no
+// authorization server.
 func writeError(c *gin.Context, err error) {
-	status, code := http.StatusServiceUnavailable, "unavailable"
-	msg := "temporary failure; retry with exponential backoff"
+	ae := apierror.New(apierror.Unavailable, "temporary failure; retry with exponential backoff")
 	switch {
 	case errors.Is(err, controlplane.ErrInvalidKey):
-		status, code = http.StatusUnauthorized, "unauthorized"
-		msg = "missing, invalid or revoked key (a tracking private key stops working when its source is disabled or the key is rotated): " +
-			"send a workspace API key or a tracking private key as `Authorization: Bearer <key>` (OAuth sign-in is not supported)"
+		ae = apierror.New(apierror.Unauthorized, "missing, invalid or revoked key (a tracking private key stops working when its source is disabled or the key is rotated): "+
+			"send a workspace API key or a tracking private key as `Authorization: Bearer <key>` (OAuth sign-in is not supported)")
 		c.Header("WWW-Authenticate", `Bearer realm="revtrack"`)
 	case errors.Is(err, controlplane.ErrInactiveSubs):
-		status, code, msg = http.StatusForbidden, "subscription_inactive", "the workspace lacks an active subscription"
+		ae = apierror.New(apierror.SubscriptionInactive, "the workspace lacks an active subscription")
 	}
-	c.AbortWithStatusJSON(status, gin.H{"error": code, "message": msg})
+	apierror.Write(c, ae)
 }
 
 // callerInfo is what a tool knows of the request that carried it.
