@@ -102,25 +102,12 @@ func RequireAdmin(onError func(*gin.Context, error)) gin.HandlerFunc {
 	}
 }
 
-type viaMCPKey struct{}
-
-// ViaMCP marks a request sent in-process to the REST handlers for an MCP caller. The MCP server no
-// longer sends such requests (its tools call the query service directly: docs/API.md, "Keys"), so
-// nothing sets the mark. The mark lives in the request's context, which only code in this process
-// can set: no network request can carry it.
-func ViaMCP(ctx context.Context) context.Context { return context.WithValue(ctx, viaMCPKey{}, true) }
-
-func isViaMCP(ctx context.Context) bool {
-	v, _ := ctx.Value(viaMCPKey{}).(bool)
-	return v
-}
-
-// RequireWorkspaceKey refuses a tracking source's private key with ErrSourceKey (403), unless the
-// request carries the ViaMCP mark: the private key reads MCP data only (docs/API.md, "Keys"), and the
-// MCP endpoint authenticates it itself. Runs after Middleware.
+// RequireWorkspaceKey refuses a tracking source's private key with ErrSourceKey (403) on the REST
+// routes: the private key reads MCP data only (docs/API.md, "Keys"), and the MCP endpoint
+// authenticates it itself. Runs after Middleware.
 func RequireWorkspaceKey(onError func(*gin.Context, error)) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if From(c).Principal.SourceID != "" && !isViaMCP(c.Request.Context()) {
+		if From(c).Principal.SourceID != "" {
 			onError(c, ErrSourceKey)
 			c.Abort()
 			return

@@ -108,6 +108,26 @@ func TestDevToolsStayOutOfTheProduct(t *testing.T) {
 	}
 }
 
+// TestReadersDoNotImportWriters: the query edge (REST, MCP, sync-run history) only reads, so its code
+// imports no writer (ingest, the platform sync, processors, uploader) and not the admin edge; sync runs
+// are read through query/syncruns. Tests may import writers to produce the data they read.
+func TestReadersDoNotImportWriters(t *testing.T) {
+	m := mainModule(t)
+	writers := []string{"ingest", "processors", "uploader", "adminapi"}
+	for _, p := range packages(t, m) {
+		if !under(m, p.ImportPath, "query") {
+			continue
+		}
+		for _, imp := range p.Imports {
+			for _, w := range writers {
+				if under(m, imp, w) {
+					t.Errorf("%s imports %s: the query edge reads ClickHouse and the control plane, never through a writer", p.ImportPath, imp)
+				}
+			}
+		}
+	}
+}
+
 // TestProductionBinaryHasNoDevTools builds cmd/revtrack as `make build` does and reads its symbol
 // table: no symbol of devtools/ (the partner and Google fakes, the demo page) may be in it, however
 // it got there.
