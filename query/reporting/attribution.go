@@ -1,0 +1,268 @@
+package reporting
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/revtrack/revtrack/query/budget"
+)
+
+// Attribution by acquisition channel (docs/METRICS.md 9): each customer's first touch through the
+// identity join, with the tracking funnel's counts and the reporting figures of the customers per
+// channel. The tracking side is read by ClickHouse grouped per customer (and per channel for the
+// counts); the billing side is the summary's facts evaluated once per customer on asOf, so MRR per
+// channel adds up to the summary's MRR exactly.
+
+// groupBy values (METRICS 9.1).
+const (
+	GroupUTMSource   = "utm_source"
+	GroupUTMMedium   = "utm_medium"
+	GroupUTMCampaign = "utm_campaign"
+	GroupTrackerRef  = "tracker_ref"
+	GroupClickIDType = "click_id_type"
+	GroupLandingPath = "landing_path"
+)
+
+// AttributionGroups lists the groupBy values in the order the documentation gives them.
+var AttributionGroups = []string{GroupUTMSource, GroupUTMMedium, GroupUTMCampaign, GroupTrackerRef, GroupClickIDType, GroupLandingPath}
+
+// Row kinds (METRICS 9.2): a channel, or one of the rows of customers and events no tracked first
+// touch can be credited with.
+const (
+	RowChannel          = "channel"
+	RowUnattributed     = "unattributed"
+	RowBeforeTracking   = "before_tracking"
+	RowNoBrowserHistory = "no_browser_history"
+	SourceAttribution   = "attribution"
+)
+
+// installSkew is how much later than a customer's first install its linked acquisition may have been
+// first seen and still be credited with it: browser clocks run at most this far ahead of the
+// server's (browser events further ahead are stamped with their receipt, docs/TRACKING.md 3).
+const installSkew = time.Hour
+
+// AttributionRequest is GET /api/v1/attribution, validated by the query edge.
+type AttributionRequest struct {
+	Scope    Scope  // the covered apps
+	AppID    string // the appId parameter; "" when every selected app is covered
+	Range    Range
+	Currency string // "" for every currency
+	GroupBy  string // one of AttributionGroups
+}
+
+// AttributionMoney is one currency's figures of a row's customers (METRICS 9.3).
+type AttributionMoney struct {
+	PayingCustomers      int64 `json:"payingCustomers"`
+	MRRCents             int64 `json:"mrrCents"`
+	SubscriptionMRRCents int64 `json:"subscriptionMrrCents"`
+	UsageMRRCents        int64 `json:"usageMrrCents"`
+	NetRevenueCents      int64 `json:"netRevenueCents"`
+}
+
+// AttributionRow is one channel, or one of the rows without a credited first touch.
+type AttributionRow struct {
+	Kind string `json:"kind"`
+	// Key is the channel's value ("" for a first touch without one); null for the other kinds.
+	Key                 *string                     `json:"key"`
+	Acquisitions        int64                       `json:"acquisitions"`
+	Installs            int64                       `json:"installs"`
+	TrialsStarted       int64                       `json:"trialsStarted"`
+	TrialsConverted     int64                       `json:"trialsConverted"`
+	Customers           int64                       `json:"customers"`
+	PayingCustomers     int64                       `json:"payingCustomers"`
+	InstallRate         *Ratio                      `json:"installRate"`
+	TrialStartRate      *Ratio                      `json:"trialStartRate"`
+	TrialConversionRate *Ratio                      `json:"trialConversionRate"`
+	PayingRate          *Ratio                      `json:"payingRate"`
+	ByCurrency          map[string]AttributionMoney `json:"byCurrency"`
+}
+
+// TrackingAppCoverage says since when an app's tracking sources have browser history stored.
+type TrackingAppCoverage struct {
+	AppID string `json:"appId"`
+	// FirstBrowserEventAt is the earliest browser event still stored (null: none); the 180-day
+	// retention moves it forward.
+	FirstBrowserEventAt Timestamp `json:"firstBrowserEventAt"`
+	// CoversRange is true when that event is at or before the range's first instant.
+	CoversRange bool `json:"coversRange"`
+}
+
+// TrackingCoverage is the tracking side's coverage, per covered app (sorted by appId).
+type TrackingCoverage struct {
+	Apps []TrackingAppCoverage `json:"apps"`
+}
+
+// Attribution is GET /api/v1/attribution.
+type Attribution struct {
+	Envelope
+	GroupBy          string           `json:"groupBy"`
+	TrackingCoverage TrackingCoverage `json:"trackingCoverage"`
+	Rows             []AttributionRow `json:"rows"`
+}
+
+// Attribution computes attribution by channel (METRICS 9). It is computed on every request.
+func (s *Store) Attribution(ctx context.Context, req AttributionRequest) (Attribution, error) {
+	group, ok := attributionGroups[req.GroupBy]
+	if !ok {
+		return Attribution{}, fmt.Errorf("%w: groupBy must be one of %s", ErrInvalid, strings.Join(AttributionGroups, ", "))
+	}
+	generatedAt := s.now().UTC()
+	if err := budget.Compute(ctx); err != nil {
+		return Attribution{}, err
+	}
+	d := summaryDates{A: req.Range.To, B: req.Range.To} // only asOf is evaluated
+	sc := req.Scope
+	var (
+		facts     *summaryFacts
+		ex        *exclusions
+		view      *syncView
+		customers []attributedCustomer
+		net       []netRevenueRow
+		funnel    []funnelCount
+		acqs      map[string]int64
+		since     map[string]time.Time
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) { facts, err = s.loadSummaryFacts(gctx, sc, d, req.Range, true); return })
+	g.Go(func() (err error) { ex, err = s.readExclusions(gctx, sc); return })
+	g.Go(func() (err error) { view, err = s.readSyncView(gctx, sc); return })
+	g.Go(func() (err error) { customers, err = s.readAttributedCustomers(gctx, sc, group); return })
+	g.Go(func() (err error) { net, err = s.readNetRevenue(gctx, sc, req.Range); return })
+	g.Go(func() (err error) { funnel, err = s.readAttributionFunnel(gctx, sc, group, req.Range); return })
+	g.Go(func() (err error) { acqs, err = s.readAttributionAcquisitions(gctx, sc, group, req.Range); return })
+	g.Go(func() (err error) { since, err = s.readTrackingSince(gctx, sc); return })
+	if err := g.Wait(); err != nil {
+		return Attribution{}, err
+	}
+
+	t := newAttributionTable()
+	for grp, n := range acqs {
+		t.channel(grp).Acquisitions += n
+	}
+	for _, f := range funnel {
+		r := t.funnelRow(f)
+		r.Installs += f.installs
+		r.TrialsStarted += f.trials
+		r.TrialsConverted += f.converted
+	}
+	t.addCustomers(facts, ex, d.A, customers, net, since)
+
+	cov := view.coverage(req.Range, true)
+	cov.UsageActivity = UsageActivityCoverage{} // attribution shows no usage activity
+	out := Attribution{
+		Envelope: s.envelope(Request{Scope: sc, AppID: req.AppID, Range: req.Range, CustomerScope: ScopeIncluded}, generatedAt, view, cov),
+		GroupBy:  req.GroupBy, TrackingCoverage: trackingCoverage(sc, since, req.Range),
+	}
+	out.Source = SourceAttribution
+	out.Rows, out.Currencies = t.rows(req.Currency)
+	out.MixedCurrencies = len(out.Currencies) > 1
+	return out, nil
+}
+
+// trackingCoverage is the tracking coverage block of the covered apps.
+func trackingCoverage(sc Scope, since map[string]time.Time, r Range) TrackingCoverage {
+	out := TrackingCoverage{Apps: []TrackingAppCoverage{}}
+	for _, app := range slices.Sorted(slices.Values(sc.AppIDs)) {
+		first := since[app]
+		out.Apps = append(out.Apps, TrackingAppCoverage{AppID: app, FirstBrowserEventAt: Timestamp(first),
+			CoversRange: !first.IsZero() && !first.After(r.From.Start())})
+	}
+	return out
+}
+
+// attributionTable accumulates the rows.
+type attributionTable struct {
+	channels map[string]*AttributionRow
+	special  map[string]*AttributionRow
+}
+
+func newAttributionTable() *attributionTable {
+	t := &attributionTable{channels: map[string]*AttributionRow{}, special: map[string]*AttributionRow{}}
+	for _, k := range []string{RowUnattributed, RowBeforeTracking, RowNoBrowserHistory} {
+		t.special[k] = &AttributionRow{Kind: k, ByCurrency: map[string]AttributionMoney{}}
+	}
+	return t
+}
+
+func (t *attributionTable) channel(key string) *AttributionRow {
+	r, ok := t.channels[key]
+	if !ok {
+		k := key
+		r = &AttributionRow{Kind: RowChannel, Key: &k, ByCurrency: map[string]AttributionMoney{}}
+		t.channels[key] = r
+	}
+	return r
+}
+
+// funnelRow is the row a group of funnel events counts in.
+func (t *attributionTable) funnelRow(f funnelCount) *AttributionRow {
+	switch {
+	case !f.resolved:
+		return t.special[RowUnattributed]
+	case !f.touched:
+		return t.special[RowNoBrowserHistory]
+	}
+	return t.channel(f.grp)
+}
+
+// customerRow is the row a customer counts in (METRICS 9.2). c is nil for a customer with billing
+// facts but no customer row yet: nothing says which shop it is.
+func (t *attributionTable) customerRow(c *attributedCustomer, since map[string]time.Time) *AttributionRow {
+	if c == nil {
+		return t.special[RowUnattributed]
+	}
+	if c.linked {
+		switch {
+		case !c.touched:
+			return t.special[RowNoBrowserHistory]
+		case c.installed.IsZero() || !c.firstSeen.After(c.installed.Add(installSkew)):
+			return t.channel(c.grp)
+		}
+		// The browser arrived after the shop had installed: it was linked to an existing customer.
+	}
+	start, tracked := since[c.app]
+	if !tracked || (!c.installed.IsZero() && c.installed.Before(start)) {
+		return t.special[RowBeforeTracking]
+	}
+	return t.special[RowUnattributed]
+}
+
+// rows returns the rows in order (channels by key, then the other kinds) with their rates, and the
+// currencies of their blocks, keeping only currency when one is asked for.
+func (t *attributionTable) rows(currency string) ([]AttributionRow, []string) {
+	keys := slices.Sorted(func(yield func(string) bool) {
+		for k := range t.channels {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	out := make([]AttributionRow, 0, len(keys)+len(t.special))
+	for _, k := range keys {
+		out = append(out, *t.channels[k])
+	}
+	for _, k := range []string{RowUnattributed, RowBeforeTracking, RowNoBrowserHistory} {
+		out = append(out, *t.special[k])
+	}
+	currencies := map[string]bool{}
+	for i := range out {
+		r := &out[i]
+		for cur := range r.ByCurrency {
+			if currency != "" && cur != currency {
+				delete(r.ByCurrency, cur)
+				continue
+			}
+			currencies[cur] = true
+		}
+		r.InstallRate = ratio(r.Installs, r.Acquisitions)
+		r.TrialStartRate = ratio(r.TrialsStarted, r.Installs)
+		r.TrialConversionRate = ratio(r.TrialsConverted, r.TrialsStarted)
+		r.PayingRate = ratio(r.PayingCustomers, r.Customers)
+	}
+	return out, sortedKeys(currencies)
+}
