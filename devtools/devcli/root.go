@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/revtrack/revtrack/cmd/revtrack/config"
-	"github.com/revtrack/revtrack/internal/obs"
 )
 
 // app carries what every subcommand shares once flags are parsed.
@@ -33,21 +32,15 @@ func New(out, logOut io.Writer) *cobra.Command {
 		Short:         "Development tools for a local revtrack: platform fakes, the demo page, the demo workspace",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			if err := config.ApplyEnv(cmd.Flags()); err != nil {
-				return err
-			}
-			if err := a.cfg.Validate(); err != nil {
-				return fmt.Errorf("invalid configuration:\n%w", err)
-			}
-			a.log = obs.NewLogger(a.cfg.Log, logOut)
-			return nil
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) (err error) {
+			a.log, err = a.cfg.Load(cmd.Flags(), logOut)
+			return err
 		},
 	}
 	root.SetOut(out)
 	root.SetErr(logOut)
 	a.cfg.RegisterFlags(root.PersistentFlags())
-	root.AddCommand(a.partnerAPICommand(), a.googleAPICommand(), a.demoPageCommand(), a.seedDemoCommand())
+	root.AddCommand(a.partnerAPICommand(), a.googleAPICommand(), a.demoPageCommand(), a.seedDemoCommand(), a.seedTrackingCommand())
 	return root
 }
 

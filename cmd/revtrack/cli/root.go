@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/revtrack/revtrack/cmd/revtrack/config"
-	"github.com/revtrack/revtrack/internal/obs"
 )
 
 // app carries what every subcommand shares once flags are parsed.
@@ -29,15 +28,9 @@ func New(out, logOut io.Writer) *cobra.Command {
 		Short:         "Revenue reporting, acquisition tracking and ad-conversion upload for platform app publishers",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			if err := config.ApplyEnv(cmd.Flags()); err != nil {
-				return err
-			}
-			if err := a.cfg.Validate(); err != nil {
-				return fmt.Errorf("invalid configuration:\n%w", err)
-			}
-			a.log = obs.NewLogger(a.cfg.Log, logOut)
-			return nil
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) (err error) {
+			a.log, err = a.cfg.Load(cmd.Flags(), logOut)
+			return err
 		},
 	}
 	a.cfg.RegisterFlags(root.PersistentFlags())
