@@ -39,6 +39,7 @@ type Reporting interface {
 	Metric(ctx context.Context, name string, req reporting.Request) (reporting.MetricResponse, error)
 	Customers(ctx context.Context, req reporting.ListRequest) (reporting.CustomerList, error)
 	Customer(ctx context.Context, req reporting.DetailRequest) (reporting.CustomerDetail, error)
+	Attribution(ctx context.Context, req reporting.AttributionRequest) (reporting.Attribution, error)
 }
 
 var (
@@ -78,6 +79,7 @@ func (a *API) Register(r gin.IRouter) {
 	v1.GET("/metrics/:metric", a.metric)
 	v1.GET("/customers", a.customers)
 	v1.GET("/customers/:customerId", a.customer)
+	v1.GET("/attribution", a.attribution)
 }
 
 func noStore(c *gin.Context) { c.Header("Cache-Control", "no-store"); c.Next() }

@@ -510,6 +510,12 @@ func (e contractEnv) reportingCalls() []call {
 		{name: "customer bad limit", method: "GET", path: "/api/v1/customers/" + f.alphaID + "?limit=51", key: e.read, want: 400,
 			invalidRequest: true},
 		{name: "customer without key", method: "GET", path: "/api/v1/customers/" + f.alphaID, want: 401},
+		{name: "attribution", method: "GET", path: "/api/v1/attribution?groupBy=utm_campaign", key: e.read, want: 200},
+		{name: "attribution one app and currency", method: "GET", key: e.read, want: 200,
+			path: "/api/v1/attribution?groupBy=click_id_type&currency=USD&appId=app-1&" + rng},
+		{name: "attribution without groupBy", method: "GET", path: "/api/v1/attribution", key: e.read, want: 400, invalidRequest: true},
+		{name: "attribution without key", method: "GET", path: "/api/v1/attribution?groupBy=utm_source", want: 401},
+		{name: "attribution lapsed", method: "GET", path: "/api/v1/attribution?groupBy=utm_source", key: e.lapsed, want: 403},
 	}
 	for _, m := range []string{"mrr", "arr", "usage", "net-revenue-retention", "customer-concentration"} {
 		calls = append(calls,

@@ -92,17 +92,30 @@ type TrackingAppCoverage struct {
 	CoversRange bool `json:"coversRange"`
 }
 
-// TrackingCoverage is the tracking side's coverage, per covered app (sorted by appId).
-type TrackingCoverage struct {
-	Apps []TrackingAppCoverage `json:"apps"`
+// AttributionCoverage is the summary's coverage of the platform data the customers' figures come
+// from (METRICS 7: transactions for net revenue and payment evidence, lifecycle for charges), and the
+// tracking coverage of every covered app.
+type AttributionCoverage struct {
+	Transactions TransactionCoverage   `json:"transactions"`
+	Lifecycle    StreamCoverage        `json:"lifecycle"`
+	Apps         []AppCoverage         `json:"apps,omitempty"`
+	Tracking     []TrackingAppCoverage `json:"tracking"`
 }
 
-// Attribution is GET /api/v1/attribution.
+// Attribution is GET /api/v1/attribution: the summary's envelope (without customerScope: excluded
+// customers are always left out) and the rows.
 type Attribution struct {
-	Envelope
-	GroupBy          string           `json:"groupBy"`
-	TrackingCoverage TrackingCoverage `json:"trackingCoverage"`
-	Rows             []AttributionRow `json:"rows"`
+	Range            Range               `json:"range"`
+	AsOf             Date                `json:"asOf"`
+	GeneratedAt      Timestamp           `json:"generatedAt"`
+	AppID            *string             `json:"appId"`
+	GroupBy          string              `json:"groupBy"`
+	Currencies       []string            `json:"currencies"`
+	MixedCurrencies  bool                `json:"mixedCurrencies"`
+	Source           string              `json:"source"`
+	StaleDataWarning *string             `json:"staleDataWarning"`
+	Coverage         AttributionCoverage `json:"coverage"`
+	Rows             []AttributionRow    `json:"rows"`
 }
 
 // Attribution computes attribution by channel (METRICS 9). It is computed on every request.
@@ -152,24 +165,26 @@ func (s *Store) Attribution(ctx context.Context, req AttributionRequest) (Attrib
 	}
 	t.addCustomers(facts, ex, d.A, customers, net, since)
 
-	cov := view.coverage(req.Range, true)
-	cov.UsageActivity = UsageActivityCoverage{} // attribution shows no usage activity
-	out := Attribution{
-		Envelope: s.envelope(Request{Scope: sc, AppID: req.AppID, Range: req.Range, CustomerScope: ScopeIncluded}, generatedAt, view, cov),
-		GroupBy:  req.GroupBy, TrackingCoverage: trackingCoverage(sc, since, req.Range),
+	cov := view.coverage(req.Range, false)
+	out := Attribution{Range: req.Range, AsOf: req.Range.To, GeneratedAt: Timestamp(generatedAt), GroupBy: req.GroupBy,
+		Source: SourceAttribution, StaleDataWarning: view.staleDataWarning(generatedAt, req.Range),
+		Coverage: AttributionCoverage{Transactions: cov.Transactions, Lifecycle: cov.Lifecycle, Apps: cov.Apps,
+			Tracking: trackingCoverage(sc, since, req.Range)}}
+	if req.AppID != "" {
+		id := req.AppID
+		out.AppID = &id
 	}
-	out.Source = SourceAttribution
 	out.Rows, out.Currencies = t.rows(req.Currency)
 	out.MixedCurrencies = len(out.Currencies) > 1
 	return out, nil
 }
 
-// trackingCoverage is the tracking coverage block of the covered apps.
-func trackingCoverage(sc Scope, since map[string]time.Time, r Range) TrackingCoverage {
-	out := TrackingCoverage{Apps: []TrackingAppCoverage{}}
+// trackingCoverage is the tracking coverage of the covered apps, by appId.
+func trackingCoverage(sc Scope, since map[string]time.Time, r Range) []TrackingAppCoverage {
+	out := []TrackingAppCoverage{}
 	for _, app := range slices.Sorted(slices.Values(sc.AppIDs)) {
 		first := since[app]
-		out.Apps = append(out.Apps, TrackingAppCoverage{AppID: app, FirstBrowserEventAt: Timestamp(first),
+		out = append(out, TrackingAppCoverage{AppID: app, FirstBrowserEventAt: Timestamp(first),
 			CoversRange: !first.IsZero() && !first.After(r.From.Start())})
 	}
 	return out

@@ -65,13 +65,13 @@ func TestAttributionByCampaign(t *testing.T) {
 	jsonEq(t, "rows", got.Rows, want)
 	jsonEq(t, "currencies", got.Currencies, []string{"EUR", "USD"})
 	if got.GroupBy != GroupUTMCampaign || got.Source != SourceAttribution || got.AsOf != defaultRange.To || !got.MixedCurrencies ||
-		got.CustomerScope != ScopeIncluded || got.StaleDataWarning != nil || !got.Coverage.Transactions.Complete {
-		t.Fatalf("envelope: %+v", got.Envelope)
+		got.AppID != nil || got.StaleDataWarning != nil || !got.Coverage.Transactions.Complete || len(got.Coverage.Apps) != 2 {
+		t.Fatalf("envelope: %+v", got)
 	}
-	jsonEq(t, "tracking coverage", got.TrackingCoverage, TrackingCoverage{Apps: []TrackingAppCoverage{
+	jsonEq(t, "tracking coverage", got.Coverage.Tracking, []TrackingAppCoverage{
 		{AppID: "app-1", FirstBrowserEventAt: Timestamp(reportingtest.At("2026-01-10T08:00:00Z")), CoversRange: true},
 		{AppID: "app-2", FirstBrowserEventAt: Timestamp(reportingtest.At("2026-03-04T08:00:00Z")), CoversRange: false},
-	}})
+	})
 
 	// Summed over every row, MRR and paying customers are the summary's, per currency.
 	sum, err := e.store.Summary(ctx(t), Request{Scope: scopeOf("app-1", "app-2"), Range: defaultRange, CustomerScope: ScopeIncluded})
@@ -182,7 +182,7 @@ func TestAttributionWithoutTracking(t *testing.T) {
 		bt.ByCurrency["EUR"].MRRCents != 3900 || rows[RowUnattributed].Customers != 0 {
 		t.Fatalf("rows: %+v", got.Rows)
 	}
-	jsonEq(t, "tracking coverage", got.TrackingCoverage, TrackingCoverage{Apps: []TrackingAppCoverage{{AppID: "app-1"}}})
+	jsonEq(t, "tracking coverage", got.Coverage.Tracking, []TrackingAppCoverage{{AppID: "app-1"}})
 	if got.AppID == nil || *got.AppID != "app-1" {
 		t.Fatalf("appId: %v", got.AppID)
 	}
