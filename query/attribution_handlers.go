@@ -14,7 +14,7 @@ import (
 	"github.com/revtrack/revtrack/query/reporting"
 )
 
-// GET /api/v1/attribution: revenue by acquisition channel (docs/METRICS.md 9). Every parameter is
+// GET /api/v1/attribution: revenue by acquisition channel (docs/METRICS.md 10). Every parameter is
 // validated before reading, so a bad request is a 400 whatever the data.
 func (a *API) attribution(c *gin.Context) {
 	req, err := AttributionRequest(c.Request.URL.Query(), authn.From(c).Workspace, a.Now())

@@ -23,7 +23,7 @@ import (
 	"github.com/revtrack/revtrack/query/tracking"
 )
 
-// GET /api/v1/attribution over reportingtest.ExampleAttribution (docs/METRICS.md 9.5): the golden
+// GET /api/v1/attribution over reportingtest.ExampleAttribution (docs/METRICS.md 10.5): the golden
 // body, its agreement with the OpenAPI description, and the parameter refusals.
 func TestAttributionRoute(t *testing.T) {
 	ctx := testenv.Ctx(t)

@@ -12,13 +12,13 @@ import (
 	"github.com/revtrack/revtrack/query/budget"
 )
 
-// Attribution by acquisition channel (docs/METRICS.md 9): each customer's first touch through the
+// Attribution by acquisition channel (docs/METRICS.md 10): each customer's first touch through the
 // identity join, with the tracking funnel's counts and the reporting figures of the customers per
 // channel. The tracking side is read by ClickHouse grouped per customer (and per channel for the
 // counts); the billing side is the summary's facts evaluated once per customer on asOf, so MRR per
 // channel adds up to the summary's MRR exactly.
 
-// groupBy values (METRICS 9.1).
+// groupBy values (METRICS 10.1).
 const (
 	GroupUTMSource   = "utm_source"
 	GroupUTMMedium   = "utm_medium"
@@ -31,7 +31,7 @@ const (
 // AttributionGroups lists the groupBy values in the order the documentation gives them.
 var AttributionGroups = []string{GroupUTMSource, GroupUTMMedium, GroupUTMCampaign, GroupTrackerRef, GroupClickIDType, GroupLandingPath}
 
-// Row kinds (METRICS 9.2): a channel, or one of the rows of customers and events no tracked first
+// Row kinds (METRICS 10.2): a channel, or one of the rows of customers and events no tracked first
 // touch can be credited with.
 const (
 	RowChannel          = "channel"
@@ -55,7 +55,7 @@ type AttributionRequest struct {
 	GroupBy  string // one of AttributionGroups
 }
 
-// AttributionMoney is one currency's figures of a row's customers (METRICS 9.3).
+// AttributionMoney is one currency's figures of a row's customers (METRICS 10.3).
 type AttributionMoney struct {
 	PayingCustomers      int64 `json:"payingCustomers"`
 	MRRCents             int64 `json:"mrrCents"`
@@ -118,7 +118,7 @@ type Attribution struct {
 	Rows             []AttributionRow    `json:"rows"`
 }
 
-// Attribution computes attribution by channel (METRICS 9). It is computed on every request.
+// Attribution computes attribution by channel (METRICS 10). It is computed on every request.
 func (s *Store) Attribution(ctx context.Context, req AttributionRequest) (Attribution, error) {
 	group, ok := attributionGroups[req.GroupBy]
 	if !ok {
@@ -225,7 +225,7 @@ func (t *attributionTable) funnelRow(f funnelCount) *AttributionRow {
 	return t.channel(f.grp)
 }
 
-// customerRow is the row a customer counts in (METRICS 9.2). c is nil for a customer with billing
+// customerRow is the row a customer counts in (METRICS 10.2). c is nil for a customer with billing
 // facts but no customer row yet: nothing says which shop it is.
 func (t *attributionTable) customerRow(c *attributedCustomer, since map[string]time.Time) *AttributionRow {
 	if c == nil {

@@ -1,6 +1,6 @@
 package reporting
 
-// Queries of attribution by acquisition channel (attribution.go, docs/METRICS.md 9). They follow the
+// Queries of attribution by acquisition channel (attribution.go, docs/METRICS.md 10). They follow the
 // rules of sql.go (ClickHouse 18.16 and current, `?` binding only, instants as epoch seconds) and
 // those of the tracking reads (query/tracking/sql.go): acquisitions is always merged (-Merge, GROUP
 // BY source_id, acquisition_id), shop_attribution too (argMinMerge per app and shop), and
@@ -126,7 +126,7 @@ WHERE workspace_id = ? AND app_id IN ?
 GROUP BY app_id`
 
 // selectNetRevenue is each customer's net revenue per currency: Σ net_cents of its transactions of
-// every type created in [from, to) (METRICS 9.3), FINAL over the range's monthly partitions. The key
+// every type created in [from, to) (METRICS 10.3), FINAL over the range's monthly partitions. The key
 // is the customer's public ID's ten bytes (customerKeySQL), computed as schemas.CustomerPublicID
 // does. Arguments workspace, apps, from, to.
 const selectNetRevenue = `SELECT toFixedString(substring(SHA256(concat(app_id, '\x1f', customer_id)), 1, 10), 10) AS key, currency, net

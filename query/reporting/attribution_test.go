@@ -8,7 +8,7 @@ import (
 )
 
 // Attribution over reportingtest.ExampleAttribution, through ClickHouse 18.16. Every figure is the
-// hand computation of docs/METRICS.md 9.5 (and the dataset's comment).
+// hand computation of docs/METRICS.md 10.5 (and the dataset's comment).
 
 func attributionOf(t *testing.T, e env, groupBy, currency string) Attribution {
 	t.Helper()

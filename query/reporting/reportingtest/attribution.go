@@ -48,7 +48,7 @@ func (f *Fixture) AddFunnelEvent(e FunnelEvent) {
 		(*int64)(nil), "", f.next())
 }
 
-// ExampleAttribution is docs/METRICS.md 9.5: two apps, app-1 with tracking sources src-1a and src-1b
+// ExampleAttribution is docs/METRICS.md 10.5: two apps, app-1 with tracking sources src-1a and src-1b
 // (collecting since 2026-01-10), app-2 with src-2 (since 2026-03-04); range 2026-03-02 … 2026-03-31.
 // Every subscription is paid once inside its 45-day evidence window, at 15 % platform fee.
 //
