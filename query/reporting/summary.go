@@ -282,20 +282,27 @@ func computeBlocks(f *summaryFacts, ex *exclusions, cs CustomerScope, d summaryD
 	blocks := map[string]CurrencyBlock{}
 	for _, ca := range sums {
 		cur, a := ca.cur, ca.acc
-		b := CurrencyBlock{SubscriptionMRRCents: a.sub, UsageMRRCents: a.usage, PayingCustomers: a.paying}
-		b.MRRCents = a.sub + a.usage
-		b.ARRCents = b.MRRCents * 12
-		if a.paying > 0 {
-			b.ARPUCents = roundHalfUp(a.sub, a.paying)
-		}
-		b.NetRevenueRetentionRate = ratio(a.nrrEnd, a.nrrStart)
-		b.LargestCustomerShare, b.TopFiveCustomerShare, b.TopTenCustomerShare = a.top.shares()
+		b := a.block()
 		bu := a.billed
 		bu.FeesCents = bu.GrossCents - bu.NetCents
 		b.Usage = UsageBlock{UsageMRRCents: a.usage, BilledUsage: bu, ObservedUsageCharges: observed[cur]}
 		blocks[cur] = b
 	}
 	return blocks
+}
+
+// block is the point-in-time fields of a currency's block (METRICS 3.1–3.9) from its sums; the
+// summary adds the usage block, the timeline engine (timeline_series.go) uses it as it is.
+func (a *currencyAcc) block() CurrencyBlock {
+	b := CurrencyBlock{SubscriptionMRRCents: a.sub, UsageMRRCents: a.usage, PayingCustomers: a.paying}
+	b.MRRCents = a.sub + a.usage
+	b.ARRCents = b.MRRCents * 12
+	if a.paying > 0 {
+		b.ARPUCents = roundHalfUp(a.sub, a.paying)
+	}
+	b.NetRevenueRetentionRate = ratio(a.nrrEnd, a.nrrStart)
+	b.LargestCustomerShare, b.TopFiveCustomerShare, b.TopTenCustomerShare = a.top.shares()
+	return b
 }
 
 // minCustomersPerPart: below this, a goroutine costs more than it saves.

@@ -1,0 +1,307 @@
+package reporting
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// The timeline engine: every customer's billing at N reporting dates (the points) from facts read
+// once. The summary reads what two dates need (summary_facts.go); a series, MRR movements and
+// cohorts need the same evaluation at every interval end, so the engine reads each charge's state
+// events in full, the payments that can be evidence on some point, and the usage sales of every
+// point's trailing window, then sweeps each customer across the points in order, evaluating it with
+// billing.go's Evaluate (the rules of docs/METRICS.md 2.1–2.5, one implementation) only at the
+// points where one of its facts changed. Cost: O(rows read + customers × points).
+
+// tlCharge is one subscription charge with its whole event history.
+type tlCharge struct {
+	charge     Charge
+	events     []Event     // its own state events, in replay order
+	uninstalls []time.Time // its customer's uninstalls as its row (or the events) gave them, sorted
+	first      time.Time   // first activation event
+	ended      time.Time   // ChargeFacts.Ended
+}
+
+// tlPayments are one customer's payments for one charge in one currency, sorted.
+type tlPayments struct {
+	charge, currency string
+	at               []time.Time
+}
+
+// tlUsage is one customer's usage sales in one currency per day (days since the epoch), sorted.
+type tlUsage struct {
+	currency string
+	days     []int32
+	gross    []int64
+}
+
+// tlCustomer is one customer's facts.
+type tlCustomer struct {
+	key        customerHash
+	charges    []tlCharge
+	uninstalls []time.Time // sorted, every source
+	payments   []tlPayments
+	usage      []tlUsage
+}
+
+// timelineFacts are the facts of every customer of the covered apps with a subscription charge, a
+// payment or a usage sale.
+type timelineFacts struct {
+	customers []*tlCustomer
+	index     map[customerHash]*tlCustomer
+}
+
+func (f *timelineFacts) get(k customerHash) *tlCustomer {
+	c := f.index[k]
+	if c == nil {
+		c = &tlCustomer{key: k}
+		f.index[k] = c
+		f.customers = append(f.customers, c)
+	}
+	return c
+}
+
+// loadTimeline reads the facts that decide billing on every date of points (sorted, at least one).
+func (s *Store) loadTimeline(ctx context.Context, sc Scope, points []Date) (*timelineFacts, error) {
+	first, last := points[0], points[len(points)-1]
+	var (
+		charges  []tlRawCharge
+		fallback []tlFallbackRow
+		payments []tlPaymentRow
+		usage    []tlUsageRow
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		var derived bool
+		if charges, derived, err = s.readTimelineCharges(gctx, sc); err == nil && !derived {
+			fallback, err = s.readTimelineFallback(gctx, sc)
+		}
+		return err
+	})
+	g.Go(func() (err error) {
+		end := first.End()
+		payments, err = s.readTimelinePayments(gctx, sc, last.End(), end.AddDate(0, 0, -monthlyEvidenceDays), end.AddDate(0, 0, -annualEvidenceDays))
+		return err
+	})
+	g.Go(func() (err error) {
+		usage, err = s.readTimelineUsage(gctx, sc, first.AddDays(-29).Start(), last.End())
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return assembleTimeline(charges, fallback, payments, usage), nil
+}
+
+// Rows as read.
+type (
+	tlRawCharge struct {
+		customer   customerHash
+		charge     Charge
+		derived    bool
+		keys       []uint64
+		uninstalls []uint32
+	}
+	tlFallbackRow struct {
+		customer customerHash
+		charge   string
+		keys     []uint64
+	}
+	tlPaymentRow struct {
+		customer         customerHash
+		charge, currency string
+		at               []uint32
+	}
+	tlUsageRow struct {
+		customer customerHash
+		currency string
+		day      uint32
+		gross    int64
+	}
+)
+
+// assembleTimeline groups the rows by customer and derives each charge's event facts as the summary
+// does (ChargeFacts: first activation, end for good).
+func assembleTimeline(charges []tlRawCharge, fallback []tlFallbackRow, payments []tlPaymentRow, usage []tlUsageRow) *timelineFacts {
+	f := &timelineFacts{index: map[customerHash]*tlCustomer{}}
+	type ref struct {
+		customer customerHash
+		charge   string
+	}
+	evented := map[ref][]uint64{}
+	fallbackUninstalls := map[customerHash][]time.Time{}
+	for _, r := range fallback {
+		if r.charge == "" {
+			for _, k := range r.keys {
+				fallbackUninstalls[r.customer] = append(fallbackUninstalls[r.customer], eventFromKey(k).At)
+			}
+			continue
+		}
+		evented[ref{r.customer, r.charge}] = append(evented[ref{r.customer, r.charge}], r.keys...)
+	}
+	for i := range charges {
+		r := &charges[i]
+		c := f.get(r.customer)
+		keys, uninstalls := r.keys, unixAll(r.uninstalls)
+		if !r.derived {
+			keys, uninstalls = evented[ref{r.customer, r.charge.ID}], fallbackUninstalls[r.customer]
+		}
+		slices.Sort(keys)
+		keys = slices.Compact(keys)
+		ch := tlCharge{charge: r.charge, uninstalls: sortedTimes(uninstalls)}
+		var ownEnd time.Time
+		for _, k := range keys {
+			e := eventFromKey(k)
+			ch.events = append(ch.events, e)
+			switch e.Kind {
+			case EventActivated:
+				ch.first = earliest(ch.first, e.At)
+			case EventCanceled, EventDeclined, EventExpired:
+				ownEnd = earliest(ownEnd, e.At)
+			}
+		}
+		ch.ended = endedAt(ownEnd, ch.first, ch.uninstalls, r.charge.EndedAt, len(keys) > 0)
+		c.charges = append(c.charges, ch)
+		c.uninstalls = append(c.uninstalls, ch.uninstalls...)
+	}
+	for k, us := range fallbackUninstalls {
+		if c := f.index[k]; c != nil {
+			c.uninstalls = append(c.uninstalls, us...)
+		}
+	}
+	for _, c := range f.customers {
+		c.uninstalls = sortedTimes(c.uninstalls)
+	}
+	for _, r := range payments {
+		c := f.get(r.customer)
+		c.payments = append(c.payments, tlPayments{charge: r.charge, currency: r.currency, at: sortedTimes(unixAll(r.at))})
+	}
+	usageOf := map[ref]*tlUsage{}
+	for _, r := range usage {
+		c := f.get(r.customer)
+		u := usageOf[ref{r.customer, r.currency}]
+		if u == nil {
+			c.usage = append(c.usage, tlUsage{currency: r.currency})
+			u = &c.usage[len(c.usage)-1]
+			usageOf[ref{r.customer, r.currency}] = u
+		}
+		u.days, u.gross = append(u.days, int32(r.day)), append(u.gross, r.gross)
+	}
+	for _, c := range f.customers {
+		for i := range c.usage {
+			sortUsage(&c.usage[i])
+		}
+	}
+	return f
+}
+
+// sortedTimes sorts and de-duplicates instants in place.
+func sortedTimes(ts []time.Time) []time.Time {
+	slices.SortFunc(ts, time.Time.Compare)
+	return slices.CompactFunc(ts, time.Time.Equal)
+}
+
+// sortUsage orders a customer's usage days.
+func sortUsage(u *tlUsage) {
+	idx := make([]int, len(u.days))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return int(u.days[a]) - int(u.days[b]) })
+	days, gross := make([]int32, len(idx)), make([]int64, len(idx))
+	for i, j := range idx {
+		days[i], gross[i] = u.days[j], u.gross[j]
+	}
+	u.days, u.gross = days, gross
+}
+
+// readTimelineCharges reads the charges; derived is false when a row does not carry its states.
+func (s *Store) readTimelineCharges(ctx context.Context, sc Scope) (out []tlRawCharge, derived bool, err error) {
+	rows, err := s.conn.Query(ctx, selectTimelineCharges, sc.WorkspaceID, sc.apps())
+	if err != nil {
+		return nil, false, fmt.Errorf("read charges: %w", err)
+	}
+	defer rows.Close()
+	derived = true
+	for rows.Next() {
+		var (
+			r                          tlRawCharge
+			annual, frozen, states     uint8
+			trial                      uint16
+			accepted, activated, ended uint32
+		)
+		c := &r.charge
+		if err := rows.Scan(&r.customer, &c.ID, &c.AmountCents, &c.Currency, &annual, &frozen, &trial, &accepted, &activated, &ended,
+			&states, &r.keys, &r.uninstalls); err != nil {
+			return nil, false, fmt.Errorf("read charges: %w", err)
+		}
+		c.Kind, c.TrialDays = "subscription", int(trial)
+		if annual == 1 {
+			c.Interval = Annual
+		}
+		if frozen == 1 {
+			c.Status = "frozen"
+		}
+		c.AcceptedAt, c.ActivatedAt, c.EndedAt = unix(accepted), unix(activated), unix(ended)
+		r.derived = states == 1
+		derived = derived && r.derived
+		out = append(out, r)
+	}
+	return out, derived, rows.Err()
+}
+
+func (s *Store) readTimelineFallback(ctx context.Context, sc Scope) ([]tlFallbackRow, error) {
+	rows, err := s.conn.Query(ctx, selectTimelineFallback, sc.WorkspaceID, sc.apps(), sc.WorkspaceID, sc.apps())
+	if err != nil {
+		return nil, fmt.Errorf("read charge states from events: %w", err)
+	}
+	defer rows.Close()
+	var out []tlFallbackRow
+	for rows.Next() {
+		var r tlFallbackRow
+		if err := rows.Scan(&r.customer, &r.charge, &r.keys); err != nil {
+			return nil, fmt.Errorf("read charge states from events: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) readTimelinePayments(ctx context.Context, sc Scope, to, recentFrom, annualFrom time.Time) ([]tlPaymentRow, error) {
+	rows, err := s.conn.Query(ctx, selectTimelinePayments, sc.WorkspaceID, sc.apps(), epoch(to), epoch(recentFrom), epoch(annualFrom),
+		sc.WorkspaceID, sc.apps())
+	if err != nil {
+		return nil, fmt.Errorf("read payments: %w", err)
+	}
+	defer rows.Close()
+	var out []tlPaymentRow
+	for rows.Next() {
+		var r tlPaymentRow
+		if err := rows.Scan(&r.customer, &r.charge, &r.currency, &r.at); err != nil {
+			return nil, fmt.Errorf("read payments: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) readTimelineUsage(ctx context.Context, sc Scope, from, to time.Time) ([]tlUsageRow, error) {
+	rows, err := s.conn.Query(ctx, selectTimelineUsage, sc.WorkspaceID, sc.apps(), epoch(from), epoch(to))
+	if err != nil {
+		return nil, fmt.Errorf("read usage: %w", err)
+	}
+	defer rows.Close()
+	var out []tlUsageRow
+	for rows.Next() {
+		var r tlUsageRow
+		if err := rows.Scan(&r.customer, &r.currency, &r.day, &r.gross); err != nil {
+			return nil, fmt.Errorf("read usage: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

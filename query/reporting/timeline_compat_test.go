@@ -1,0 +1,62 @@
+package reporting
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/revtrack/revtrack/internal/testenv"
+	"github.com/revtrack/revtrack/query/reporting/reportingtest"
+	"github.com/revtrack/revtrack/schemas"
+)
+
+// timelineSQL are the query constants of timeline_sql.go; each must be sent by the test below.
+var timelineSQL = map[string]string{
+	"selectTimelineCharges": selectTimelineCharges, "selectTimelineFallback": selectTimelineFallback,
+	"selectTimelinePayments": selectTimelinePayments, "selectTimelineUsage": selectTimelineUsage,
+}
+
+// TestTimelineQueriesRunOnCurrentClickHouse is TestQueriesRunOnCurrentClickHouse for the timeline
+// engine's queries: sent on ClickHouse 18.16 (charge rows without their states, so the fallback is
+// read too), then run as sent on the current engine.
+func TestTimelineQueriesRunOnCurrentClickHouse(t *testing.T) {
+	e := setup(t)
+	e.fx.RawCharges = true
+	reportingtest.Example37(e.fx, "app-1")
+	e.fx.Flush(t)
+	if _, err := e.store.loadTimeline(ctx(t), scopeOf("app-1"), datesBetween("2026-01-01", "2026-03-31", 7)); err != nil {
+		t.Fatal(err)
+	}
+	statements, err := schemas.MigrationStatements()
+	if err != nil {
+		t.Fatal(err)
+	}
+	statements = append(statements, sampleRows...)
+	sent := map[string]bool{}
+	for _, q := range slices.Sorted(mapKeys(e.rec.queries)) {
+		for name, c := range timelineSQL {
+			if strings.Contains(q, c) {
+				sent[name] = true
+				statements = append(statements, inline(t, q, e.rec.queries[q]...))
+			}
+		}
+	}
+	for name := range timelineSQL {
+		if !sent[name] {
+			t.Errorf("%s was never sent", name)
+		}
+	}
+	if _, failures := testenv.OnCurrentClickHouse(t, statements); len(failures) > 0 {
+		t.Fatalf("rejected by current ClickHouse: %+v", failures)
+	}
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,60 @@
+package reporting
+
+// Queries of the timeline engine (timeline.go): the facts that decide every customer's billing on
+// any date up to the last point, read once per request whatever the number of points. The rules of
+// sql.go hold (ClickHouse 18.16 and current; `?` binding; instants as epoch seconds;
+// timeline_compat_test.go runs each on the current engine).
+
+// selectTimelineCharges reads every non-test subscription charge of the covered apps with all of
+// its state events (keys toUInt64(occurred_at) * 16 + kind, as the derivation stores them) and its
+// customer's uninstalls, so that its state on any date is a search in the arrays (METRICS 2.1). Test
+// charges are never paying and never in a lineage (METRICS 1.3, 2.3), so they are not read. Rows
+// with states_derived = 0 carry no arrays; their events are read by selectTimelineFallback.
+// Arguments: workspace, apps.
+const selectTimelineCharges = `SELECT ` + customerKeySQL + ` AS key, charge_id, amount_cents, currency,
+    billing_interval = 'annual' AS annual, lower(status) = 'frozen' AS frozen, trial_days,
+    ifNull(toUInt32(accepted_at), 0), ifNull(toUInt32(activated_at), 0), ifNull(toUInt32(ended_at), 0),
+    states_derived, state_events, arrayMap(t -> toUInt32(t), customer_uninstalls)
+FROM reporting_charges FINAL
+WHERE workspace_id = ? AND app_id IN ? AND kind = 'subscription' AND test = 0`
+
+// selectTimelineFallback is, for the customers with a charge row written without its states, every
+// state event per charge and (charge ”) every uninstall of the customer, as event keys. A
+// duplicate event repeats a key, which changes no state. Arguments: workspace, apps, workspace, apps.
+const selectTimelineFallback = `SELECT ` + customerKeySQL + ` AS key, charge, groupArray(k)
+FROM (
+    SELECT public_id, if(kind = 8, '', charge_id) AS charge, toUInt64(occurred_at) * 16 + kind AS k
+    FROM (
+        SELECT public_id, charge_id, occurred_at, ` + chargeEventKindSQL + ` AS kind
+        FROM reporting_events
+        WHERE workspace_id = ? AND app_id IN ?
+            AND type IN ('SUBSCRIPTION_CHARGE_ACCEPTED', 'SUBSCRIPTION_CHARGE_ACTIVATED', 'SUBSCRIPTION_CHARGE_UNFROZEN',
+                'SUBSCRIPTION_CHARGE_FROZEN', 'SUBSCRIPTION_CHARGE_CANCELED', 'SUBSCRIPTION_CHARGE_DECLINED',
+                'SUBSCRIPTION_CHARGE_EXPIRED', 'RELATIONSHIP_UNINSTALLED')
+            AND public_id IN (
+                SELECT public_id FROM reporting_charges
+                WHERE workspace_id = ? AND app_id IN ? AND kind = 'subscription' AND test = 0 AND states_derived = 0)
+    )
+)
+GROUP BY public_id, charge`
+
+// selectTimelinePayments is, per customer, charge and currency, every positive subscription payment
+// created in [from, end of the last point) that can be evidence on a point (METRICS 2.3): from the
+// first point's end − 45 days for every charge, from its end − 395 days for annual charges. A
+// duplicate sale repeats an instant, which changes no latest payment. Arguments: workspace, apps,
+// end of the last point, recent start, annual start, workspace, apps.
+const selectTimelinePayments = `SELECT ` + customerKeySQL + ` AS key, charge_id, currency, groupArray(toUInt32(created_at))
+FROM reporting_charge_payments
+WHERE workspace_id = ? AND app_id IN ? AND created_at < toDateTime(?)
+    AND (created_at >= toDateTime(?) OR (created_at >= toDateTime(?) AND (app_id, charge_id) IN (
+        SELECT app_id, charge_id FROM reporting_charges WHERE workspace_id = ? AND app_id IN ? AND billing_interval = 'annual')))
+GROUP BY public_id, charge_id, currency`
+
+// selectTimelineUsage is each customer's usage sales per currency and UTC day (days since the
+// epoch) in [from, to): the trailing 30-day windows of usage MRR (METRICS 3.2) at every point are
+// sums of these. FINAL over the key range of the window (reporting_usage_sales is ordered by time,
+// migration 0014), since the rows are summed. Arguments: workspace, apps, from, to.
+const selectTimelineUsage = `SELECT ` + customerKeySQL + ` AS key, currency, intDiv(toUInt32(created_at), 86400) AS day, sum(gross_cents)
+FROM reporting_usage_sales FINAL
+WHERE workspace_id = ? AND app_id IN ? AND created_at >= toDateTime(?) AND created_at < toDateTime(?)
+GROUP BY public_id, currency, day`

@@ -1,0 +1,164 @@
+package reporting
+
+import (
+	"time"
+)
+
+// pointState is one customer's subscription on one point (METRICS 2.4–2.5): paying, its amrCents
+// and the qualifying subscription's currency.
+type pointState struct {
+	Paying   bool
+	AMR      int64
+	Currency string
+}
+
+// sweepBuffers are reused across customers.
+type sweepBuffers struct {
+	breaks  []time.Time
+	charges []ChargeFacts
+	paid    Payments
+	scratch []ChargeOn
+	evIdx   []int
+	payIdx  []int
+}
+
+// sweep evaluates customer c on every point, in order, and calls visit with each point's state. A
+// customer's evaluation depends on its facts only through comparisons of instants with end(D)
+// (an event or payment before end(D), a payment within the evidence window, the trial end, the row's
+// activation and end), so it can only change at a point whose end passes one of those instants
+// (breaks); on the other points the previous evaluation stands.
+func sweep(c *tlCustomer, points []Date, buf *sweepBuffers, visit func(i int, st pointState)) {
+	if len(c.charges) == 0 {
+		for i := range points {
+			visit(i, pointState{})
+		}
+		return
+	}
+	buf.breaks = customerBreaks(c, buf.breaks[:0])
+	buf.charges = buf.charges[:0]
+	for i := range c.charges {
+		ch := &c.charges[i]
+		buf.charges = append(buf.charges, ChargeFacts{Charge: &ch.charge, FirstActivated: ch.first, Ended: ch.ended})
+	}
+	buf.evIdx = resetIdx(buf.evIdx, len(c.charges))
+	buf.payIdx = resetIdx(buf.payIdx, len(c.payments))
+	unIdx, brIdx := 0, 0
+	var (
+		st      pointState
+		prevEnd time.Time
+	)
+	for i, d := range points {
+		end := d.End()
+		// Breaks in [prevEnd − 1s, end]: a superset of those the evaluation can change at.
+		for brIdx < len(buf.breaks) && buf.breaks[brIdx].Before(prevEnd.Add(-time.Second)) {
+			brIdx++
+		}
+		changed := i == 0 || (brIdx < len(buf.breaks) && !buf.breaks[brIdx].After(end))
+		prevEnd = end
+		if !changed {
+			visit(i, st)
+			continue
+		}
+		for j := range c.charges {
+			evs := c.charges[j].events
+			for buf.evIdx[j] < len(evs) && evs[buf.evIdx[j]].At.Before(end) {
+				buf.evIdx[j]++
+			}
+			buf.charges[j].LastOwn = Event{}
+			if n := buf.evIdx[j]; n > 0 {
+				buf.charges[j].LastOwn = evs[n-1]
+			}
+		}
+		for unIdx < len(c.uninstalls) && c.uninstalls[unIdx].Before(end) {
+			unIdx++
+		}
+		var lastUninstall time.Time
+		if unIdx > 0 {
+			lastUninstall = c.uninstalls[unIdx-1]
+		}
+		buf.paid = buf.paid[:0]
+		for j := range c.payments {
+			p := &c.payments[j]
+			for buf.payIdx[j] < len(p.at) && p.at[buf.payIdx[j]].Before(end) {
+				buf.payIdx[j]++
+			}
+			if n := buf.payIdx[j]; n > 0 {
+				buf.paid = buf.paid.with(p.charge, p.currency, p.at[n-1])
+			}
+		}
+		ev := evaluate(d, CustomerBilling{Charges: buf.charges, LastUninstall: lastUninstall, Paid: buf.paid}, false, buf.scratch)
+		buf.scratch = ev.NonTest
+		st = pointState{Paying: ev.Paying, AMR: ev.AMRCents, Currency: ev.Currency}
+		visit(i, st)
+	}
+}
+
+func resetIdx(idx []int, n int) []int {
+	if cap(idx) < n {
+		return make([]int, n)
+	}
+	idx = idx[:n]
+	clear(idx)
+	return idx
+}
+
+// customerBreaks are the instants at which c's evaluation can change, sorted (duplicates do no
+// harm): its events and uninstalls, its charges' activation, end and trial end, its payments and
+// the ends of their evidence windows (METRICS 2.1–2.3).
+func customerBreaks(c *tlCustomer, out []time.Time) []time.Time {
+	window := map[string]int{}
+	for i := range c.charges {
+		ch := &c.charges[i]
+		f := ChargeFacts{Charge: &ch.charge}
+		window[ch.charge.ID] = f.window()
+		for _, e := range ch.events {
+			out = append(out, e.At)
+		}
+		for _, t := range []time.Time{ch.charge.ActivatedAt, ch.charge.EndedAt, ch.charge.AcceptedAt} {
+			if !t.IsZero() {
+				out = append(out, t)
+			}
+		}
+		if ch.charge.TrialDays > 0 {
+			out = append(out, f.trialEnd())
+		}
+	}
+	out = append(out, c.uninstalls...)
+	for _, p := range c.payments {
+		w, ok := window[p.charge]
+		if !ok {
+			continue // a payment for no charge read (a test charge) is evidence for none
+		}
+		for _, t := range p.at {
+			out = append(out, t, t.AddDate(0, 0, w))
+		}
+	}
+	return sortedTimes(out)
+}
+
+// usageDay is the day number (days since the epoch) of a date.
+func usageDay(d Date) int32 { return int32(d.Start().Unix() / 86400) }
+
+// usageAt calls visit with c's usage gross in each currency over the 30 dates ending on each point
+// (METRICS 3.2), for the currencies with a sale in that window.
+func usageAt(c *tlCustomer, points []Date, visit func(i int, cur string, gross int64)) {
+	for ui := range c.usage {
+		u := &c.usage[ui]
+		lo, hi := 0, 0 // the window's rows are [lo, hi)
+		var sum int64
+		for i, d := range points {
+			last := usageDay(d)
+			for hi < len(u.days) && u.days[hi] <= last {
+				sum += u.gross[hi]
+				hi++
+			}
+			for lo < hi && u.days[lo] < last-29 {
+				sum -= u.gross[lo]
+				lo++
+			}
+			if lo < hi {
+				visit(i, u.currency, sum)
+			}
+		}
+	}
+}
