@@ -58,7 +58,7 @@ func TestSeedDemoIsRepeatable(t *testing.T) {
 
 // TestHelpOfEveryTool: each tool `make run` starts is a command of revtrack-dev.
 func TestHelpOfEveryTool(t *testing.T) {
-	for _, name := range []string{"partner-api", "google-api", "demo-page", "seed-demo"} {
+	for _, name := range []string{"partner-api", "google-api", "demo-page", "seed-demo", "seed-tracking"} {
 		var out, logs bytes.Buffer
 		if code := devcli.Execute(context.Background(), []string{name, "--help"}, &out, &logs); code != 0 || !bytes.Contains(out.Bytes(), []byte("revtrack-dev "+name)) {
 			t.Errorf("%s --help: exit %d: %s%s", name, code, out.String(), logs.String())
