@@ -13,10 +13,9 @@ import (
 // attributionSQL are the query constants of attribution_sql.go; the test checks that each one was
 // sent, so a new constant cannot escape it.
 var attributionSQL = map[string]string{
-	"selectAttributionCustomersHead": selectAttributionCustomersHead, "selectAttributionCustomersTail": selectAttributionCustomersTail,
-	"selectAttributionFunnelHead": selectAttributionFunnelHead, "selectAttributionFunnelTail": selectAttributionFunnelTail,
-	"selectAttributionAcquisitionsHead": selectAttributionAcquisitionsHead, "selectAttributionAcquisitionsTail": selectAttributionAcquisitionsTail,
-	"selectTrackingSince": selectTrackingSince, "selectNetRevenue": selectNetRevenue,
+	"selectAttributionTouchesHead": selectAttributionTouchesHead, "selectAttributionTouchesMiddle": selectAttributionTouchesMiddle,
+	"selectAttributionCustomers": selectAttributionCustomers, "selectShopLinks": selectShopLinks,
+	"selectAttributionFunnel": selectAttributionFunnel, "selectNetRevenue": selectNetRevenue,
 }
 
 // attributionSampleRows give the tracking tables a row each (the platform tables get sampleRows').

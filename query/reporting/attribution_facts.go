@@ -4,17 +4,30 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
-// attributedCustomer is one customer row with its shop's first link (selectAttributionCustomersHead).
+// attributedCustomer is one customer row with what its first link says (METRICS 10.1).
 type attributedCustomer struct {
 	key       customerHash
 	app       string
+	domain    string    // lower case
 	installed time.Time // first install; zero when unknown
 	linked    bool      // the shop has a first link in its app
 	touched   bool      // that acquisition has stored browser history
 	firstSeen time.Time // its first browser event
 	grp       string    // its channel value
+}
+
+// acquisitionRef names an acquisition: its ID within the source that captured it.
+type acquisitionRef struct{ source, id string }
+
+// touch is an acquisition's merged first touch.
+type touch struct {
+	app       string
+	firstSeen time.Time
+	grp       string
 }
 
 // netRevenueRow is one customer's net revenue in one currency over the range.
@@ -24,16 +37,58 @@ type netRevenueRow struct {
 	net      int64
 }
 
-// funnelCount is the funnel events of one channel (or of none: resolved, touched false).
+// funnelCount is the funnel events attributed to one acquisition (ref.id "": to none).
 type funnelCount struct {
-	resolved, touched           bool
-	grp                         string
+	ref                         acquisitionRef
 	installs, trials, converted int64
 }
 
-func (s *Store) readAttributedCustomers(ctx context.Context, sc Scope, group string) ([]attributedCustomer, error) {
-	ws, apps := sc.WorkspaceID, sc.apps()
-	rows, err := s.conn.Query(ctx, selectAttributionCustomersHead+group+selectAttributionCustomersTail, ws, apps, ws, apps, ws, apps, ws, apps)
+// trackingFacts are the tracking side of an attribution request, as read.
+type trackingFacts struct {
+	customers []attributedCustomer
+	links     map[[2]string]acquisitionRef // (app, shop domain) → its first link
+	touches   map[acquisitionRef]touch
+	funnel    []funnelCount
+}
+
+// readTracking reads the tracking facts concurrently, one table per query.
+func (s *Store) readTracking(ctx context.Context, sc Scope, group string, r Range) (*trackingFacts, error) {
+	t := &trackingFacts{}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) { t.customers, err = s.readAttributionCustomers(gctx, sc); return })
+	g.Go(func() (err error) { t.links, err = s.readShopLinks(gctx, sc); return })
+	g.Go(func() (err error) { t.touches, err = s.readTouches(gctx, sc, group); return })
+	g.Go(func() (err error) { t.funnel, err = s.readAttributionFunnel(gctx, sc, r); return })
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for i := range t.customers {
+		c := &t.customers[i]
+		ref, ok := t.links[[2]string{c.app, c.domain}]
+		if !ok {
+			continue
+		}
+		c.linked = true
+		if tc, ok := t.touches[ref]; ok {
+			c.touched, c.firstSeen, c.grp = true, tc.firstSeen, tc.grp
+		}
+	}
+	return t, nil
+}
+
+// since is per app its earliest stored browser event.
+func (t *trackingFacts) since() map[string]time.Time {
+	out := map[string]time.Time{}
+	for _, tc := range t.touches {
+		if first, ok := out[tc.app]; !ok || tc.firstSeen.Before(first) {
+			out[tc.app] = tc.firstSeen
+		}
+	}
+	return out
+}
+
+func (s *Store) readAttributionCustomers(ctx context.Context, sc Scope) ([]attributedCustomer, error) {
+	rows, err := s.conn.Query(ctx, selectAttributionCustomers, sc.WorkspaceID, sc.apps())
 	if err != nil {
 		return nil, fmt.Errorf("read attributed customers: %w", err)
 	}
@@ -41,15 +96,56 @@ func (s *Store) readAttributedCustomers(ctx context.Context, sc Scope, group str
 	var out []attributedCustomer
 	for rows.Next() {
 		var (
-			c                attributedCustomer
-			installed, first uint32
-			linked, touched  uint8
+			c         attributedCustomer
+			installed uint32
 		)
-		if err := rows.Scan(&c.key, &c.app, &installed, &linked, &touched, &first, &c.grp); err != nil {
+		if err := rows.Scan(&c.key, &c.app, &c.domain, &installed); err != nil {
 			return nil, fmt.Errorf("read attributed customers: %w", err)
 		}
-		c.installed, c.firstSeen, c.linked, c.touched = unix(installed), unix(first), linked == 1, touched == 1
+		c.installed = unix(installed)
 		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) readShopLinks(ctx context.Context, sc Scope) (map[[2]string]acquisitionRef, error) {
+	rows, err := s.conn.Query(ctx, selectShopLinks, sc.WorkspaceID, sc.apps())
+	if err != nil {
+		return nil, fmt.Errorf("read shop links: %w", err)
+	}
+	defer rows.Close()
+	out := map[[2]string]acquisitionRef{}
+	for rows.Next() {
+		var (
+			app, domain string
+			ref         acquisitionRef
+		)
+		if err := rows.Scan(&app, &domain, &ref.source, &ref.id); err != nil {
+			return nil, fmt.Errorf("read shop links: %w", err)
+		}
+		out[[2]string{app, domain}] = ref
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) readTouches(ctx context.Context, sc Scope, group string) (map[acquisitionRef]touch, error) {
+	rows, err := s.conn.Query(ctx, selectAttributionTouchesHead+group+selectAttributionTouchesMiddle, sc.WorkspaceID, sc.apps())
+	if err != nil {
+		return nil, fmt.Errorf("read first touches: %w", err)
+	}
+	defer rows.Close()
+	out := map[acquisitionRef]touch{}
+	for rows.Next() {
+		var (
+			ref   acquisitionRef
+			tc    touch
+			first uint32
+		)
+		if err := rows.Scan(&tc.app, &ref.source, &ref.id, &first, &tc.grp); err != nil {
+			return nil, fmt.Errorf("read first touches: %w", err)
+		}
+		tc.firstSeen = unix(first)
+		out[ref] = tc
 	}
 	return out, rows.Err()
 }
@@ -71,10 +167,9 @@ func (s *Store) readNetRevenue(ctx context.Context, sc Scope, r Range) ([]netRev
 	return out, rows.Err()
 }
 
-func (s *Store) readAttributionFunnel(ctx context.Context, sc Scope, group string, r Range) ([]funnelCount, error) {
-	ws, apps := sc.WorkspaceID, sc.apps()
-	rows, err := s.conn.Query(ctx, selectAttributionFunnelHead+group+selectAttributionFunnelTail,
-		ws, apps, epoch(r.From.Start()), epoch(r.To.End()), ws, ws, ws, apps)
+func (s *Store) readAttributionFunnel(ctx context.Context, sc Scope, r Range) ([]funnelCount, error) {
+	ws := sc.WorkspaceID
+	rows, err := s.conn.Query(ctx, selectAttributionFunnel, ws, sc.apps(), epoch(r.From.Start()), epoch(r.To.End()), ws, ws)
 	if err != nil {
 		return nil, fmt.Errorf("read attribution funnel: %w", err)
 	}
@@ -82,59 +177,14 @@ func (s *Store) readAttributionFunnel(ctx context.Context, sc Scope, group strin
 	var out []funnelCount
 	for rows.Next() {
 		var (
-			f                 funnelCount
-			resolved, touched uint8
-			ins, trial, conv  uint64
+			f                funnelCount
+			ins, trial, conv uint64
 		)
-		if err := rows.Scan(&resolved, &touched, &f.grp, &ins, &trial, &conv); err != nil {
+		if err := rows.Scan(&f.ref.source, &f.ref.id, &ins, &trial, &conv); err != nil {
 			return nil, fmt.Errorf("read attribution funnel: %w", err)
 		}
-		f.resolved, f.touched = resolved == 1, touched == 1
 		f.installs, f.trials, f.converted = int64(ins), int64(trial), int64(conv)
 		out = append(out, f)
-	}
-	return out, rows.Err()
-}
-
-func (s *Store) readAttributionAcquisitions(ctx context.Context, sc Scope, group string, r Range) (map[string]int64, error) {
-	rows, err := s.conn.Query(ctx, selectAttributionAcquisitionsHead+group+selectAttributionAcquisitionsTail,
-		sc.WorkspaceID, sc.apps(), epoch(r.From.Start()), epoch(r.To.End()))
-	if err != nil {
-		return nil, fmt.Errorf("read acquisitions: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]int64{}
-	for rows.Next() {
-		var (
-			grp string
-			n   uint64
-		)
-		if err := rows.Scan(&grp, &n); err != nil {
-			return nil, fmt.Errorf("read acquisitions: %w", err)
-		}
-		out[grp] += int64(n)
-	}
-	return out, rows.Err()
-}
-
-func (s *Store) readTrackingSince(ctx context.Context, sc Scope) (map[string]time.Time, error) {
-	rows, err := s.conn.Query(ctx, selectTrackingSince, sc.WorkspaceID, sc.apps())
-	if err != nil {
-		return nil, fmt.Errorf("read tracking coverage: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]time.Time{}
-	for rows.Next() {
-		var (
-			app   string
-			first uint32
-		)
-		if err := rows.Scan(&app, &first); err != nil {
-			return nil, fmt.Errorf("read tracking coverage: %w", err)
-		}
-		if first != 0 {
-			out[app] = unix(first)
-		}
 	}
 	return out, rows.Err()
 }
