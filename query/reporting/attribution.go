@@ -80,6 +80,21 @@ type AttributionRow struct {
 	TrialConversionRate *Ratio                      `json:"trialConversionRate"`
 	PayingRate          *Ratio                      `json:"payingRate"`
 	ByCurrency          map[string]AttributionMoney `json:"byCurrency"`
+
+	acc map[string]*AttributionMoney // ByCurrency while the rows are added up
+}
+
+// money is the row's block of a currency, added up in place.
+func (r *AttributionRow) money(cur string) *AttributionMoney {
+	m, ok := r.acc[cur]
+	if !ok {
+		if r.acc == nil {
+			r.acc = map[string]*AttributionMoney{}
+		}
+		m = &AttributionMoney{}
+		r.acc[cur] = m
+	}
+	return m
 }
 
 // TrackingAppCoverage says since when an app's tracking sources have browser history stored.
@@ -131,39 +146,37 @@ func (s *Store) Attribution(ctx context.Context, req AttributionRequest) (Attrib
 	d := summaryDates{A: req.Range.To, B: req.Range.To} // only asOf is evaluated
 	sc := req.Scope
 	var (
-		facts     *summaryFacts
-		ex        *exclusions
-		view      *syncView
-		customers []attributedCustomer
-		net       []netRevenueRow
-		funnel    []funnelCount
-		acqs      map[string]int64
-		since     map[string]time.Time
+		facts *summaryFacts
+		ex    *exclusions
+		view  *syncView
+		track *trackingFacts
+		net   []netRevenueRow
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) { facts, err = s.loadSummaryFacts(gctx, sc, d, req.Range, true); return })
 	g.Go(func() (err error) { ex, err = s.readExclusions(gctx, sc); return })
 	g.Go(func() (err error) { view, err = s.readSyncView(gctx, sc); return })
-	g.Go(func() (err error) { customers, err = s.readAttributedCustomers(gctx, sc, group); return })
+	g.Go(func() (err error) { track, err = s.readTracking(gctx, sc, group, req.Range); return })
 	g.Go(func() (err error) { net, err = s.readNetRevenue(gctx, sc, req.Range); return })
-	g.Go(func() (err error) { funnel, err = s.readAttributionFunnel(gctx, sc, group, req.Range); return })
-	g.Go(func() (err error) { acqs, err = s.readAttributionAcquisitions(gctx, sc, group, req.Range); return })
-	g.Go(func() (err error) { since, err = s.readTrackingSince(gctx, sc); return })
 	if err := g.Wait(); err != nil {
 		return Attribution{}, err
 	}
 
+	since := track.since()
 	t := newAttributionTable()
-	for grp, n := range acqs {
-		t.channel(grp).Acquisitions += n
+	from, to := req.Range.From.Start(), req.Range.To.End()
+	for _, tc := range track.touches {
+		if !tc.firstSeen.Before(from) && tc.firstSeen.Before(to) {
+			t.channel(tc.grp).Acquisitions++
+		}
 	}
-	for _, f := range funnel {
-		r := t.funnelRow(f)
+	for _, f := range track.funnel {
+		r := t.funnelRow(f, track.touches)
 		r.Installs += f.installs
 		r.TrialsStarted += f.trials
 		r.TrialsConverted += f.converted
 	}
-	t.addCustomers(facts, ex, d.A, customers, net, since)
+	t.addCustomers(facts, ex, d.A, track.customers, net, since)
 
 	cov := view.coverage(req.Range, false)
 	out := Attribution{Range: req.Range, AsOf: req.Range.To, GeneratedAt: Timestamp(generatedAt), GroupBy: req.GroupBy,
@@ -199,7 +212,7 @@ type attributionTable struct {
 func newAttributionTable() *attributionTable {
 	t := &attributionTable{channels: map[string]*AttributionRow{}, special: map[string]*AttributionRow{}}
 	for _, k := range []string{RowUnattributed, RowBeforeTracking, RowNoBrowserHistory} {
-		t.special[k] = &AttributionRow{Kind: k, ByCurrency: map[string]AttributionMoney{}}
+		t.special[k] = &AttributionRow{Kind: k}
 	}
 	return t
 }
@@ -208,29 +221,27 @@ func (t *attributionTable) channel(key string) *AttributionRow {
 	r, ok := t.channels[key]
 	if !ok {
 		k := key
-		r = &AttributionRow{Kind: RowChannel, Key: &k, ByCurrency: map[string]AttributionMoney{}}
+		r = &AttributionRow{Kind: RowChannel, Key: &k}
 		t.channels[key] = r
 	}
 	return r
 }
 
-// funnelRow is the row a group of funnel events counts in.
-func (t *attributionTable) funnelRow(f funnelCount) *AttributionRow {
-	switch {
-	case !f.resolved:
+// funnelRow is the row the funnel events of one acquisition count in.
+func (t *attributionTable) funnelRow(f funnelCount, touches map[acquisitionRef]touch) *AttributionRow {
+	if f.ref.id == "" {
 		return t.special[RowUnattributed]
-	case !f.touched:
+	}
+	tc, ok := touches[f.ref]
+	if !ok {
 		return t.special[RowNoBrowserHistory]
 	}
-	return t.channel(f.grp)
+	return t.channel(tc.grp)
 }
 
-// customerRow is the row a customer counts in (METRICS 10.2). c is nil for a customer with billing
-// facts but no customer row yet: nothing says which shop it is.
+// customerRow is the row a customer with a customer row counts in (METRICS 10.2, rules 2–5; one
+// without, rule 1, is unattributed: nothing says which shop it is).
 func (t *attributionTable) customerRow(c *attributedCustomer, since map[string]time.Time) *AttributionRow {
-	if c == nil {
-		return t.special[RowUnattributed]
-	}
 	if c.linked {
 		switch {
 		case !c.touched:
@@ -267,13 +278,14 @@ func (t *attributionTable) rows(currency string) ([]AttributionRow, []string) {
 	currencies := map[string]bool{}
 	for i := range out {
 		r := &out[i]
-		for cur := range r.ByCurrency {
-			if currency != "" && cur != currency {
-				delete(r.ByCurrency, cur)
-				continue
+		r.ByCurrency = map[string]AttributionMoney{}
+		for cur, m := range r.acc {
+			if currency == "" || cur == currency {
+				r.ByCurrency[cur] = *m
+				currencies[cur] = true
 			}
-			currencies[cur] = true
 		}
+		r.acc = nil
 		r.InstallRate = ratio(r.Installs, r.Acquisitions)
 		r.TrialStartRate = ratio(r.TrialsStarted, r.Installs)
 		r.TrialConversionRate = ratio(r.TrialsConverted, r.TrialsStarted)

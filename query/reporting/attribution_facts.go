@@ -3,6 +3,8 @@ package reporting
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -195,48 +197,47 @@ func (s *Store) readAttributionFunnel(ctx context.Context, sc Scope, r Range) ([
 // customer the summary counts is in exactly one row, so the rows add up to the summary's figures.
 func (t *attributionTable) addCustomers(f *summaryFacts, ex *exclusions, asOf Date, customers []attributedCustomer,
 	net []netRevenueRow, since map[string]time.Time) {
-	byKey := make(map[customerHash]*attributedCustomer, len(customers))
+	index := make(map[customerHash]int32, len(customers))
 	for i := range customers {
-		byKey[customers[i].key] = &customers[i]
+		index[customers[i].key] = int32(i)
 	}
-	rowOf := map[customerHash]*AttributionRow{}
+	rows := make([]*AttributionRow, len(customers)) // each customer's row, decided once
+	orphans := map[customerHash]bool{}              // customers without a customer row, counted once
 	row := func(k customerHash) *AttributionRow {
-		r, ok := rowOf[k]
+		i, ok := index[k]
 		if !ok {
-			r = t.customerRow(byKey[k], since)
-			rowOf[k] = r
-			r.Customers++
+			r := t.special[RowUnattributed]
+			if !orphans[k] {
+				orphans[k] = true
+				r.Customers++
+			}
+			return r
 		}
-		return r
-	}
-	money := func(r *AttributionRow, cur string, add func(*AttributionMoney)) {
-		m := r.ByCurrency[cur]
-		add(&m)
-		r.ByCurrency[cur] = m
+		if rows[i] == nil {
+			rows[i] = t.customerRow(&customers[i], since)
+			rows[i].Customers++
+		}
+		return rows[i]
 	}
 	for i := range customers {
 		if ex.admits(ScopeIncluded, customers[i].key) {
 			row(customers[i].key)
 		}
 	}
-	var buf billingBuffers
-	for _, c := range f.join() {
+	joined := f.join()
+	paying := evaluateAll(f, joined, ex, asOf)
+	for i := range joined {
+		c := &joined[i]
 		if !ex.admits(ScopeIncluded, c.key) {
 			continue
 		}
 		r := row(c.key)
-		if c.charges != 0 {
-			onA, _ := f.billing(&c, &buf)
-			ev := evaluate(asOf, onA, false, buf.scratchA)
-			buf.scratchA = ev.NonTest
-			if ev.Paying {
-				r.PayingCustomers++
-				money(r, ev.Currency, func(m *AttributionMoney) {
-					m.PayingCustomers++
-					m.SubscriptionMRRCents += ev.AMRCents
-					m.MRRCents += ev.AMRCents
-				})
-			}
+		if ev := paying[i]; ev.currency != "" {
+			r.PayingCustomers++
+			m := r.money(ev.currency)
+			m.PayingCustomers++
+			m.SubscriptionMRRCents += ev.amr
+			m.MRRCents += ev.amr
 		}
 		for ref := c.usage; ref != 0; {
 			u := f.usage.at(ref)
@@ -244,15 +245,51 @@ func (t *attributionTable) addCustomers(f *summaryFacts, ex *exclusions, asOf Da
 			if u.usage.TrailingGross == 0 {
 				continue // a usage sale in the range only: no usage MRR on asOf
 			}
-			money(r, u.currency, func(m *AttributionMoney) {
-				m.UsageMRRCents += u.usage.TrailingGross
-				m.MRRCents += u.usage.TrailingGross
-			})
+			m := r.money(u.currency)
+			m.UsageMRRCents += u.usage.TrailingGross
+			m.MRRCents += u.usage.TrailingGross
 		}
 	}
 	for _, n := range net {
 		if ex.admits(ScopeIncluded, n.customer) {
-			money(row(n.customer), n.currency, func(m *AttributionMoney) { m.NetRevenueCents += n.net })
+			row(n.customer).money(n.currency).NetRevenueCents += n.net
 		}
 	}
+}
+
+// payingOn is a customer's qualifying subscription on a date: its currency and amrCents (currency
+// "" when the customer is not paying).
+type payingOn struct {
+	currency string
+	amr      int64
+}
+
+// evaluateAll evaluates the in-scope customers with charges on d (METRICS 2.4), in parallel parts
+// as computeBlocks does: by then ClickHouse has answered, and the cores are free for this.
+func evaluateAll(f *summaryFacts, customers []summaryCustomer, ex *exclusions, d Date) []payingOn {
+	out := make([]payingOn, len(customers))
+	parts := min(runtime.GOMAXPROCS(0), 1+len(customers)/minCustomersPerPart)
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := len(customers)*p/parts, len(customers)*(p+1)/parts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf billingBuffers
+			for i := lo; i < hi; i++ {
+				c := &customers[i]
+				if c.charges == 0 || !ex.admits(ScopeIncluded, c.key) {
+					continue
+				}
+				onA, _ := f.billing(c, &buf)
+				ev := evaluate(d, onA, false, buf.scratchA)
+				buf.scratchA = ev.NonTest
+				if ev.Paying {
+					out[i] = payingOn{currency: ev.Currency, amr: ev.AMRCents}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
