@@ -37,6 +37,7 @@ type Sources interface {
 type Reporting interface {
 	Summary(ctx context.Context, req reporting.Request) (reporting.Summary, error)
 	Metric(ctx context.Context, name string, req reporting.Request) (reporting.MetricResponse, error)
+	Series(ctx context.Context, name, interval string, req reporting.Request) (reporting.SeriesResponse, error)
 	Customers(ctx context.Context, req reporting.ListRequest) (reporting.CustomerList, error)
 	Customer(ctx context.Context, req reporting.DetailRequest) (reporting.CustomerDetail, error)
 	Attribution(ctx context.Context, req reporting.AttributionRequest) (reporting.Attribution, error)

@@ -43,6 +43,10 @@ func (a *API) metric(c *gin.Context) {
 		a.fail(c, err)
 		return
 	}
+	if c.Request.URL.Query().Has("interval") { // a series (series_handlers.go)
+		a.metricSeries(c, ctx, name, req)
+		return
+	}
 	out, err := a.Reporting.Metric(ctx, name, req)
 	if err != nil {
 		a.fail(c, err)
