@@ -22,7 +22,12 @@ func (a *API) attribution(c *gin.Context) {
 		a.fail(c, err)
 		return
 	}
-	out, err := a.Reporting.Attribution(c.Request.Context(), req)
+	ctx, err := a.reportingContext(c) // Cache-Control: no-cache recomputes, as for the summary
+	if err != nil {
+		a.fail(c, err)
+		return
+	}
+	out, err := a.Reporting.Attribution(ctx, req)
 	if err != nil {
 		a.fail(c, err)
 		return

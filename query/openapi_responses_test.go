@@ -513,6 +513,8 @@ func (e contractEnv) reportingCalls() []call {
 		{name: "attribution", method: "GET", path: "/api/v1/attribution?groupBy=utm_campaign", key: e.read, want: 200},
 		{name: "attribution one app and currency", method: "GET", key: e.read, want: 200,
 			path: "/api/v1/attribution?groupBy=click_id_type&currency=USD&appId=app-1&" + rng},
+		{name: "attribution kept, forced recomputation", method: "GET", path: "/api/v1/attribution?groupBy=utm_campaign", key: e.read,
+			want: 200, header: map[string]string{"Cache-Control": "no-cache"}},
 		{name: "attribution without groupBy", method: "GET", path: "/api/v1/attribution", key: e.read, want: 400, invalidRequest: true},
 		{name: "attribution without key", method: "GET", path: "/api/v1/attribution?groupBy=utm_source", want: 401},
 		{name: "attribution lapsed", method: "GET", path: "/api/v1/attribution?groupBy=utm_source", key: e.lapsed, want: 403},

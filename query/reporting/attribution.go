@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
-
-	"github.com/revtrack/revtrack/query/budget"
 )
 
 // Attribution by acquisition channel (docs/METRICS.md 10): each customer's first touch through the
@@ -133,16 +131,62 @@ type Attribution struct {
 	Rows             []AttributionRow    `json:"rows"`
 }
 
-// Attribution computes attribution by channel (METRICS 10). It is computed on every request.
+// attributionTables are the tables an attribution response reads; a change in any of them discards
+// a kept one (cache.go).
+var attributionTables = slices.Concat(billingTables, syncTables,
+	[]string{"platform_transactions", "acquisitions", "shop_attribution", "funnel_events"})
+
+// attributionResult is what an attribution request computes from the data, whatever its currency
+// filter and its instant; it is kept while the data stays the same (cache.go), so it must not be
+// changed once returned.
+type attributionResult struct {
+	rows     []AttributionRow // every currency
+	view     *syncView
+	tracking []TrackingAppCoverage
+}
+
+// Attribution computes attribution by channel (METRICS 10), or serves a kept result while every
+// table it read is unchanged, as the summary does.
 func (s *Store) Attribution(ctx context.Context, req AttributionRequest) (Attribution, error) {
 	group, ok := attributionGroups[req.GroupBy]
 	if !ok {
 		return Attribution{}, fmt.Errorf("%w: groupBy must be one of %s", ErrInvalid, strings.Join(AttributionGroups, ", "))
 	}
 	generatedAt := s.now().UTC()
-	if err := budget.Compute(ctx); err != nil {
+	key := cacheKey("attribution", req.Scope, req.Range.From.String(), req.Range.To.String(), req.GroupBy)
+	r, err := cached(ctx, s, []string{key}, attributionTables,
+		func() (*attributionResult, error) { return s.computeAttribution(ctx, req, group) },
+		func(*attributionResult) bool { return true })
+	if err != nil {
 		return Attribution{}, err
 	}
+	cov := r.view.coverage(req.Range, false)
+	out := Attribution{Range: req.Range, AsOf: req.Range.To, GeneratedAt: Timestamp(generatedAt), GroupBy: req.GroupBy,
+		Source: SourceAttribution, StaleDataWarning: r.view.staleDataWarning(generatedAt, req.Range),
+		Coverage: AttributionCoverage{Transactions: cov.Transactions, Lifecycle: cov.Lifecycle, Apps: cov.Apps, Tracking: r.tracking},
+		Rows:     make([]AttributionRow, len(r.rows))}
+	if req.AppID != "" {
+		id := req.AppID
+		out.AppID = &id
+	}
+	currencies := map[string]bool{}
+	for i, row := range r.rows {
+		row.ByCurrency = map[string]AttributionMoney{}
+		for cur, m := range r.rows[i].ByCurrency {
+			if req.Currency == "" || cur == req.Currency {
+				row.ByCurrency[cur] = m
+				currencies[cur] = true
+			}
+		}
+		out.Rows[i] = row
+	}
+	out.Currencies = sortedKeys(currencies)
+	out.MixedCurrencies = len(out.Currencies) > 1
+	return out, nil
+}
+
+// computeAttribution reads the facts concurrently and adds up the rows.
+func (s *Store) computeAttribution(ctx context.Context, req AttributionRequest, group string) (*attributionResult, error) {
 	d := summaryDates{A: req.Range.To, B: req.Range.To} // only asOf is evaluated
 	sc := req.Scope
 	var (
@@ -159,7 +203,7 @@ func (s *Store) Attribution(ctx context.Context, req AttributionRequest) (Attrib
 	g.Go(func() (err error) { track, err = s.readTracking(gctx, sc, group, req.Range); return })
 	g.Go(func() (err error) { net, err = s.readNetRevenue(gctx, sc, req.Range); return })
 	if err := g.Wait(); err != nil {
-		return Attribution{}, err
+		return nil, err
 	}
 
 	since := track.since()
@@ -177,19 +221,7 @@ func (s *Store) Attribution(ctx context.Context, req AttributionRequest) (Attrib
 		r.TrialsConverted += f.converted
 	}
 	t.addCustomers(facts, ex, d.A, track.customers, net, since)
-
-	cov := view.coverage(req.Range, false)
-	out := Attribution{Range: req.Range, AsOf: req.Range.To, GeneratedAt: Timestamp(generatedAt), GroupBy: req.GroupBy,
-		Source: SourceAttribution, StaleDataWarning: view.staleDataWarning(generatedAt, req.Range),
-		Coverage: AttributionCoverage{Transactions: cov.Transactions, Lifecycle: cov.Lifecycle, Apps: cov.Apps,
-			Tracking: trackingCoverage(sc, since, req.Range)}}
-	if req.AppID != "" {
-		id := req.AppID
-		out.AppID = &id
-	}
-	out.Rows, out.Currencies = t.rows(req.Currency)
-	out.MixedCurrencies = len(out.Currencies) > 1
-	return out, nil
+	return &attributionResult{rows: t.rows(), view: view, tracking: trackingCoverage(sc, since, req.Range)}, nil
 }
 
 // trackingCoverage is the tracking coverage of the covered apps, by appId.
@@ -258,9 +290,9 @@ func (t *attributionTable) customerRow(c *attributedCustomer, since map[string]t
 	return t.special[RowUnattributed]
 }
 
-// rows returns the rows in order (channels by key, then the other kinds) with their rates, and the
-// currencies of their blocks, keeping only currency when one is asked for.
-func (t *attributionTable) rows(currency string) ([]AttributionRow, []string) {
+// rows returns the rows in order (channels by key, then the other kinds) with their rates and their
+// currency blocks.
+func (t *attributionTable) rows() []AttributionRow {
 	keys := slices.Sorted(func(yield func(string) bool) {
 		for k := range t.channels {
 			if !yield(k) {
@@ -275,15 +307,11 @@ func (t *attributionTable) rows(currency string) ([]AttributionRow, []string) {
 	for _, k := range []string{RowUnattributed, RowBeforeTracking, RowNoBrowserHistory} {
 		out = append(out, *t.special[k])
 	}
-	currencies := map[string]bool{}
 	for i := range out {
 		r := &out[i]
-		r.ByCurrency = map[string]AttributionMoney{}
+		r.ByCurrency = make(map[string]AttributionMoney, len(r.acc))
 		for cur, m := range r.acc {
-			if currency == "" || cur == currency {
-				r.ByCurrency[cur] = *m
-				currencies[cur] = true
-			}
+			r.ByCurrency[cur] = *m
 		}
 		r.acc = nil
 		r.InstallRate = ratio(r.Installs, r.Acquisitions)
@@ -291,5 +319,5 @@ func (t *attributionTable) rows(currency string) ([]AttributionRow, []string) {
 		r.TrialConversionRate = ratio(r.TrialsConverted, r.TrialsStarted)
 		r.PayingRate = ratio(r.PayingCustomers, r.Customers)
 	}
-	return out, sortedKeys(currencies)
+	return out
 }

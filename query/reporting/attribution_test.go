@@ -105,6 +105,8 @@ func TestAttributionByCampaign(t *testing.T) {
 		len(eur[RowUnattributed].ByCurrency) != 0 {
 		t.Fatalf("EUR only: %+v", eur)
 	}
+	// Both were served from the one kept result (the data did not change), which the filter left whole.
+	jsonEq(t, "rows again", attributionOf(t, e, GroupUTMCampaign, "").Rows, want)
 }
 
 func TestAttributionDimensions(t *testing.T) {
