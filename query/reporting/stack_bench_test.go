@@ -98,6 +98,8 @@ WHERE slug = 'bench' OR workspace_id = ? GROUP BY workspace_id LIMIT 1`, ws).Sca
 		measure("metric "+m, func() error { _, err := s.Metric(c, m, req); return err })
 	}
 	measure("kept: summary", func() error { _, err := kept.Summary(c, req); return err })
+	attribution := AttributionRequest{Scope: sc, Range: rng, GroupBy: GroupUTMCampaign}
+	measure("attribution by campaign", func() error { _, err := s.Attribution(c, attribution); return err })
 	var page CustomerList
 	list := ListRequest{Scope: sc, Range: Range{From: today.AddDays(-29), To: today}, CustomerScope: ScopeIncluded, Limit: 50}
 	measure("customers, first page", func() (err error) { page, err = s.Customers(c, list); return err })
