@@ -86,11 +86,7 @@ func (s *Store) Series(ctx context.Context, name, interval string, req Request) 
 		return SeriesResponse{}, err
 	}
 	generatedAt := s.now().UTC()
-	points := make([]Date, 0, len(periods)+1) // the opening date, then every interval's end
-	points = append(points, req.Range.From.AddDays(-1))
-	for _, p := range periods {
-		points = append(points, p.To)
-	}
+	points := seriesPoints(req.Range, periods) // the opening date, then every interval's end
 	var (
 		facts *timelineFacts
 		ex    *exclusions

@@ -14,17 +14,25 @@ import (
 var timelineSQL = map[string]string{
 	"selectTimelineCharges": selectTimelineCharges, "selectTimelineFallback": selectTimelineFallback,
 	"selectTimelinePayments": selectTimelinePayments, "selectTimelineUsage": selectTimelineUsage,
+	"selectFirstPayments": selectFirstPayments,
 }
 
 // TestTimelineQueriesRunOnCurrentClickHouse is TestQueriesRunOnCurrentClickHouse for the timeline
-// engine's queries: sent on ClickHouse 18.16 (charge rows without their states, so the fallback is
+// engine's queries (a series, movements and the customers behind one): sent on ClickHouse 18.16 (charge rows without their states, so the fallback is
 // read too), then run as sent on the current engine.
 func TestTimelineQueriesRunOnCurrentClickHouse(t *testing.T) {
 	e := setup(t)
 	e.fx.RawCharges = true
 	reportingtest.Example37(e.fx, "app-1")
 	e.fx.Flush(t)
-	if _, err := e.store.loadTimeline(ctx(t), scopeOf("app-1"), datesBetween("2026-01-01", "2026-03-31", 7)); err != nil {
+	req := MovementsRequest{Request: Request{Scope: scopeOf("app-1"), Range: defaultRange, CustomerScope: ScopeIncluded}, Interval: IntervalWeek}
+	if _, err := e.store.Series(ctx(t), MetricMRR, IntervalWeek, req.Request); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.Movements(ctx(t), req); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.MovementCustomers(ctx(t), MovementCustomersRequest{MovementsRequest: req, Type: MoveChurn, Period: MustDate("2026-03-20")}); err != nil {
 		t.Fatal(err)
 	}
 	statements, err := schemas.MigrationStatements()
@@ -33,11 +41,11 @@ func TestTimelineQueriesRunOnCurrentClickHouse(t *testing.T) {
 	}
 	statements = append(statements, sampleRows...)
 	sent := map[string]bool{}
-	for _, q := range slices.Sorted(mapKeys(e.rec.queries)) {
+	for _, q := range slices.Sorted(mapKeys(e.rec.queries)) { // every query sent, as sent (the compositions too)
+		statements = append(statements, inline(t, q, e.rec.queries[q]...))
 		for name, c := range timelineSQL {
 			if strings.Contains(q, c) {
 				sent[name] = true
-				statements = append(statements, inline(t, q, e.rec.queries[q]...))
 			}
 		}
 	}

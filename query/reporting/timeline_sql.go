@@ -58,3 +58,12 @@ const selectTimelineUsage = `SELECT ` + customerKeySQL + ` AS key, currency, int
 FROM reporting_usage_sales FINAL
 WHERE workspace_id = ? AND app_id IN ? AND created_at >= toDateTime(?) AND created_at < toDateTime(?)
 GROUP BY public_id, currency, day`
+
+// selectFirstPayments is each customer's first positive subscription payment per currency before
+// an instant: whether a customer who starts paying in a period had paid before in that currency
+// (reactivation) or not (new) (METRICS 3.14). A duplicate changes no minimum. Arguments: workspace,
+// apps, the end of the last point.
+const selectFirstPayments = `SELECT ` + customerKeySQL + ` AS key, currency, min(toUInt32(created_at))
+FROM reporting_charge_payments
+WHERE workspace_id = ? AND app_id IN ? AND created_at < toDateTime(?)
+GROUP BY public_id, currency`

@@ -1,0 +1,253 @@
+package reporting
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// MRR movements (docs/METRICS.md 3.14): per currency and interval, how subscription MRR moved from
+// the interval's opening (the date before its first date) to its last date, customer by customer,
+// in the ChartMogul vocabulary.
+
+// Movement types.
+const (
+	MoveNew          = "new"
+	MoveExpansion    = "expansion"
+	MoveContraction  = "contraction"
+	MoveChurn        = "churn"
+	MoveReactivation = "reactivation"
+)
+
+// MovementTypes in the order of the documentation.
+var MovementTypes = []string{MoveNew, MoveExpansion, MoveContraction, MoveChurn, MoveReactivation}
+
+// MovementBlock is one currency's movements in one interval. Amounts are positive; the invariant
+// endMrrCents = startMrrCents + new + expansion + reactivation − contraction − churn holds exactly.
+type MovementBlock struct {
+	StartMRRCents        int64 `json:"startMrrCents"`
+	EndMRRCents          int64 `json:"endMrrCents"`
+	NewCents             int64 `json:"newCents"`
+	ExpansionCents       int64 `json:"expansionCents"`
+	ContractionCents     int64 `json:"contractionCents"`
+	ChurnCents           int64 `json:"churnCents"`
+	ReactivationCents    int64 `json:"reactivationCents"`
+	NetCents             int64 `json:"netCents"`
+	NewCustomers         int64 `json:"newCustomers"`
+	ExpansionCustomers   int64 `json:"expansionCustomers"`
+	ContractionCustomers int64 `json:"contractionCustomers"`
+	ChurnedCustomers     int64 `json:"churnedCustomers"`
+	ReactivatedCustomers int64 `json:"reactivatedCustomers"`
+}
+
+// MovementPeriod is one interval's movements per currency.
+type MovementPeriod struct {
+	PeriodFrom Date                     `json:"periodFrom"`
+	Date       Date                     `json:"date"`
+	ByCurrency map[string]MovementBlock `json:"byCurrency"`
+}
+
+// Movements is GET /api/v1/mrr-movements.
+type Movements struct {
+	Envelope
+	Interval string           `json:"interval"`
+	Basis    string           `json:"basis"`
+	Periods  []MovementPeriod `json:"periods"`
+}
+
+// customerMove is one customer's movement in one currency between two points.
+type customerMove struct {
+	kind       string // "" when nothing moved
+	start, end int64
+}
+
+// moveOf classifies a customer's subscription MRR in cur between the opening point (a) and the
+// closing point (b); firstPaid is its first payment in cur (zero when none before the close).
+func moveOf(a, b pointState, cur string, firstPaid, openEnd time.Time) customerMove {
+	m := customerMove{}
+	if a.Paying && a.Currency == cur {
+		m.start = a.AMR
+	}
+	if b.Paying && b.Currency == cur {
+		m.end = b.AMR
+	}
+	switch {
+	case m.start == m.end:
+	case m.start == 0:
+		m.kind = MoveNew
+		if !firstPaid.IsZero() && firstPaid.Before(openEnd) {
+			m.kind = MoveReactivation
+		}
+	case m.end == 0:
+		m.kind = MoveChurn
+	case m.end > m.start:
+		m.kind = MoveExpansion
+	default:
+		m.kind = MoveContraction
+	}
+	return m
+}
+
+// add counts a customer's move.
+func (b *MovementBlock) add(m customerMove) {
+	b.StartMRRCents += m.start
+	b.EndMRRCents += m.end
+	d := m.end - m.start
+	switch m.kind {
+	case MoveNew:
+		b.NewCents, b.NewCustomers = b.NewCents+d, b.NewCustomers+1
+	case MoveReactivation:
+		b.ReactivationCents, b.ReactivatedCustomers = b.ReactivationCents+d, b.ReactivatedCustomers+1
+	case MoveExpansion:
+		b.ExpansionCents, b.ExpansionCustomers = b.ExpansionCents+d, b.ExpansionCustomers+1
+	case MoveContraction:
+		b.ContractionCents, b.ContractionCustomers = b.ContractionCents-d, b.ContractionCustomers+1
+	case MoveChurn:
+		b.ChurnCents, b.ChurnedCustomers = b.ChurnCents-d, b.ChurnedCustomers+1
+	}
+	b.NetCents = b.EndMRRCents - b.StartMRRCents
+}
+
+// movementFacts are the timeline facts plus each customer's first payment per currency.
+type movementFacts struct {
+	*timelineFacts
+	firstPaid map[customerHash]map[string]time.Time
+	ex        *exclusions
+	view      *syncView
+}
+
+func (s *Store) loadMovements(ctx context.Context, sc Scope, points []Date) (*movementFacts, error) {
+	f := &movementFacts{firstPaid: map[customerHash]map[string]time.Time{}}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) { f.timelineFacts, err = s.loadTimeline(gctx, sc, points); return })
+	g.Go(func() (err error) { f.ex, err = s.readExclusions(gctx, sc); return })
+	g.Go(func() (err error) { f.view, err = s.readSyncView(gctx, sc); return })
+	g.Go(func() error {
+		rows, err := s.conn.Query(gctx, selectFirstPayments, sc.WorkspaceID, sc.apps(), epoch(points[len(points)-1].End()))
+		if err != nil {
+			return fmt.Errorf("read first payments: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				k   customerHash
+				cur string
+				at  uint32
+			)
+			if err := rows.Scan(&k, &cur, &at); err != nil {
+				return fmt.Errorf("read first payments: %w", err)
+			}
+			if f.firstPaid[k] == nil {
+				f.firstPaid[k] = map[string]time.Time{}
+			}
+			f.firstPaid[k][cur] = unix(at)
+		}
+		return rows.Err()
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// eachMove sweeps every in-scope customer across the points and calls visit with its move in each
+// currency it had MRR in at either end of an interval (i ≥ 1: the interval ending on points[i]).
+func (f *movementFacts) eachMove(cs CustomerScope, points []Date, visit func(c *tlCustomer, i int, cur string, m customerMove)) {
+	states := make([]pointState, len(points))
+	var buf sweepBuffers
+	for _, c := range f.customers {
+		if !f.ex.admits(cs, c.key) {
+			continue
+		}
+		sweep(c, points, &buf, func(i int, st pointState) { states[i] = st })
+		for i := 1; i < len(points); i++ {
+			a, b := states[i-1], states[i]
+			openEnd := points[i-1].End()
+			for _, cur := range movedCurrencies(a, b) {
+				visit(c, i, cur, moveOf(a, b, cur, f.firstPaid[c.key][cur], openEnd))
+			}
+		}
+	}
+}
+
+// movedCurrencies are the currencies a customer had MRR in at a or b.
+func movedCurrencies(a, b pointState) []string {
+	switch {
+	case a.Paying && b.Paying && a.Currency != b.Currency:
+		return []string{a.Currency, b.Currency}
+	case a.Paying:
+		return []string{a.Currency}
+	case b.Paying:
+		return []string{b.Currency}
+	}
+	return nil
+}
+
+// MovementsRequest is an MRR-movements request, validated by the query edge.
+type MovementsRequest struct {
+	Request
+	Interval string
+}
+
+// Movements computes the MRR movements of every interval of the range (METRICS 3.14) in one sweep.
+func (s *Store) Movements(ctx context.Context, req MovementsRequest) (Movements, error) {
+	periods, err := Periods(req.Range, req.Interval)
+	if err != nil {
+		return Movements{}, err
+	}
+	generatedAt := s.now().UTC()
+	points := seriesPoints(req.Range, periods)
+	f, err := s.loadMovements(ctx, req.Scope, points)
+	if err != nil {
+		return Movements{}, err
+	}
+	out := Movements{Envelope: s.envelope(req.Request, generatedAt, f.view, f.view.coverage(req.Range, false)), Interval: req.Interval,
+		Basis: basisNRR}
+	blocks := make([]map[string]*MovementBlock, len(points))
+	currencies := map[string]bool{}
+	f.eachMove(req.CustomerScope, points, func(_ *tlCustomer, i int, cur string, m customerMove) {
+		if req.Currency != "" && cur != req.Currency {
+			return
+		}
+		if blocks[i] == nil {
+			blocks[i] = map[string]*MovementBlock{}
+		}
+		b := blocks[i][cur]
+		if b == nil {
+			b = &MovementBlock{}
+			blocks[i][cur] = b
+		}
+		b.add(m)
+		currencies[cur] = true
+	})
+	out.Currencies = sortedKeys(currencies)
+	out.MixedCurrencies = len(out.Currencies) > 1
+	for i, p := range periods {
+		mp := MovementPeriod{PeriodFrom: p.From, Date: p.To, ByCurrency: map[string]MovementBlock{}}
+		for _, cur := range out.Currencies {
+			if b := blocks[i+1][cur]; b != nil {
+				mp.ByCurrency[cur] = *b
+			} else {
+				mp.ByCurrency[cur] = MovementBlock{}
+			}
+		}
+		out.Periods = append(out.Periods, mp)
+	}
+	return out, nil
+}
+
+// seriesPoints are the opening date of the range, then every period's last date.
+func seriesPoints(rng Range, periods []Range) []Date {
+	points := make([]Date, 0, len(periods)+1)
+	points = append(points, rng.From.AddDays(-1))
+	for _, p := range periods {
+		points = append(points, p.To)
+	}
+	return points
+}
+
+// publicID is a customer's public ID from its key.
+func (k customerHash) publicID() string { return "cus_" + hex.EncodeToString(k[:]) }
