@@ -3,6 +3,7 @@ package reporting
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -12,8 +13,9 @@ import (
 
 // Attribution by acquisition channel (docs/METRICS.md 10): each customer's first touch through the
 // identity join, with the tracking funnel's counts and the reporting figures of the customers per
-// channel. The tracking side is read by ClickHouse grouped per customer (and per channel for the
-// counts); the billing side is the summary's facts evaluated once per customer on asOf, so MRR per
+// channel. The tracking side is read one table per query, each reduced by ClickHouse (customers,
+// shops' first links, acquisitions' first touches, funnel events per acquisition) and joined here
+// by key; the billing side is the summary's facts evaluated once per customer on asOf, so MRR per
 // channel adds up to the summary's MRR exactly.
 
 // groupBy values (METRICS 10.1).
@@ -293,13 +295,7 @@ func (t *attributionTable) customerRow(c *attributedCustomer, since map[string]t
 // rows returns the rows in order (channels by key, then the other kinds) with their rates and their
 // currency blocks.
 func (t *attributionTable) rows() []AttributionRow {
-	keys := slices.Sorted(func(yield func(string) bool) {
-		for k := range t.channels {
-			if !yield(k) {
-				return
-			}
-		}
-	})
+	keys := slices.Sorted(maps.Keys(t.channels))
 	out := make([]AttributionRow, 0, len(keys)+len(t.special))
 	for _, k := range keys {
 		out = append(out, *t.channels[k])
