@@ -519,6 +519,20 @@ func (e contractEnv) reportingCalls() []call {
 		{name: "attribution without key", method: "GET", path: "/api/v1/attribution?groupBy=utm_source", want: 401},
 		{name: "attribution lapsed", method: "GET", path: "/api/v1/attribution?groupBy=utm_source", key: e.lapsed, want: 403},
 	}
+	calls = append(calls,
+		call{name: "metric series", method: "GET", path: "/api/v1/metrics/mrr?interval=week&" + rng, key: e.read, want: 200},
+		call{name: "metric series bad interval", method: "GET", path: "/api/v1/metrics/mrr?interval=hour", key: e.read, want: 400,
+			invalidRequest: true},
+		call{name: "mrr movements", method: "GET", path: "/api/v1/mrr-movements?interval=day&" + rng, key: e.read, want: 200},
+		call{name: "mrr movements monthly, one currency", method: "GET", path: "/api/v1/mrr-movements?currency=USD", key: e.read, want: 200},
+		call{name: "mrr movements bad interval", method: "GET", path: "/api/v1/mrr-movements?interval=year", key: e.read, want: 400,
+			invalidRequest: true},
+		call{name: "mrr movement customers", method: "GET", key: e.read, want: 200,
+			path: "/api/v1/mrr-movements/customers?type=new&limit=1&period=" + f.today.Format(time.DateOnly)},
+		call{name: "mrr movement customers without type", method: "GET", path: "/api/v1/mrr-movements/customers", key: e.read, want: 400,
+			invalidRequest: true},
+		call{name: "mrr movements without key", method: "GET", path: "/api/v1/mrr-movements", want: 401},
+	)
 	for _, m := range []string{"mrr", "arr", "usage", "net-revenue-retention", "customer-concentration"} {
 		calls = append(calls,
 			call{name: "metric " + m, method: "GET", path: "/api/v1/metrics/" + m, key: e.read, want: 200},

@@ -84,6 +84,12 @@ func (s *Store) MovementCustomers(ctx context.Context, req MovementCustomersRequ
 	})
 	out := MovementCustomerList{Envelope: s.envelope(req.Request, generatedAt, f.view, f.view.coverage(req.Range, false)),
 		Interval: req.Interval, Type: req.Type, PeriodFrom: p.From, Date: p.To, Customers: []MovementCustomer{}}
+	currencies := map[string]bool{}
+	for _, c := range all {
+		currencies[c.Currency] = true
+	}
+	out.Currencies = sortedKeys(currencies) // of every customer behind the movement, not only this page's
+	out.MixedCurrencies = len(out.Currencies) > 1
 	// A page ends between customers, never between the currencies of one.
 	n := 0
 	for n < len(all) && (n < limit || (n > 0 && all[n].ID == all[n-1].ID)) {
