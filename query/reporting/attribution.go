@@ -208,13 +208,10 @@ func (s *Store) computeAttribution(ctx context.Context, req AttributionRequest, 
 		return nil, err
 	}
 
-	since := track.since()
+	since := track.since
 	t := newAttributionTable()
-	from, to := req.Range.From.Start(), req.Range.To.End()
-	for _, tc := range track.touches {
-		if !tc.firstSeen.Before(from) && tc.firstSeen.Before(to) {
-			t.channel(tc.grp).Acquisitions++
-		}
+	for grp, n := range track.acquisitions {
+		t.channel(grp).Acquisitions += n
 	}
 	for _, f := range track.funnel {
 		r := t.funnelRow(f, track.touches)

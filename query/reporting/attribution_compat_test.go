@@ -13,7 +13,9 @@ import (
 // attributionSQL are the query constants of attribution_sql.go; the test checks that each one was
 // sent, so a new constant cannot escape it.
 var attributionSQL = map[string]string{
-	"selectAttributionTouchesHead": selectAttributionTouchesHead, "selectAttributionTouchesMiddle": selectAttributionTouchesMiddle,
+	"attributionTouchesHead": attributionTouchesHead, "attributionTouchesMiddle": attributionTouchesMiddle,
+	"touchesOfLinksAndEvents": touchesOfLinksAndEvents, "touchesSeenSince": touchesSeenSince, "acquisitionCountsHead": acquisitionCountsHead,
+	"acquisitionCountsTail": acquisitionCountsTail, "selectTrackingSince": selectTrackingSince,
 	"selectAttributionCustomers": selectAttributionCustomers, "selectShopLinks": selectShopLinks,
 	"selectAttributionFunnel": selectAttributionFunnel, "selectNetRevenue": selectNetRevenue,
 }

@@ -47,10 +47,12 @@ type funnelCount struct {
 
 // trackingFacts are the tracking side of an attribution request, as read.
 type trackingFacts struct {
-	customers []attributedCustomer
-	links     map[[2]string]acquisitionRef // (app, shop domain) → its first link
-	touches   map[acquisitionRef]touch
-	funnel    []funnelCount
+	customers    []attributedCustomer
+	links        map[[2]string]acquisitionRef // (app, shop domain) → its first link
+	touches      map[acquisitionRef]touch     // of the links and of the funnel events
+	funnel       []funnelCount
+	acquisitions map[string]int64     // per channel, first seen in the range
+	since        map[string]time.Time // per app, its earliest stored browser event
 }
 
 // readTracking reads the tracking facts concurrently, one table per query.
@@ -59,8 +61,10 @@ func (s *Store) readTracking(ctx context.Context, sc Scope, group string, r Rang
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) { t.customers, err = s.readAttributionCustomers(gctx, sc); return })
 	g.Go(func() (err error) { t.links, err = s.readShopLinks(gctx, sc); return })
-	g.Go(func() (err error) { t.touches, err = s.readTouches(gctx, sc, group); return })
+	g.Go(func() (err error) { t.touches, err = s.readTouches(gctx, sc, group, r); return })
 	g.Go(func() (err error) { t.funnel, err = s.readAttributionFunnel(gctx, sc, r); return })
+	g.Go(func() (err error) { t.acquisitions, err = s.readAcquisitionCounts(gctx, sc, group, r); return })
+	g.Go(func() (err error) { t.since, err = s.readTrackingSince(gctx, sc); return })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -78,15 +82,50 @@ func (s *Store) readTracking(ctx context.Context, sc Scope, group string, r Rang
 	return t, nil
 }
 
-// since is per app its earliest stored browser event.
-func (t *trackingFacts) since() map[string]time.Time {
+func (s *Store) readTrackingSince(ctx context.Context, sc Scope) (map[string]time.Time, error) {
+	rows, err := s.conn.Query(ctx, selectTrackingSince, sc.WorkspaceID, sc.apps())
+	if err != nil {
+		return nil, fmt.Errorf("read tracking coverage: %w", err)
+	}
+	defer rows.Close()
 	out := map[string]time.Time{}
-	for _, tc := range t.touches {
-		if first, ok := out[tc.app]; !ok || tc.firstSeen.Before(first) {
-			out[tc.app] = tc.firstSeen
+	for rows.Next() {
+		var (
+			app   string
+			first uint32
+		)
+		if err := rows.Scan(&app, &first); err != nil {
+			return nil, fmt.Errorf("read tracking coverage: %w", err)
+		}
+		if first != 0 {
+			out[app] = unix(first)
 		}
 	}
-	return out
+	return out, rows.Err()
+}
+
+func (s *Store) readAcquisitionCounts(ctx context.Context, sc Scope, group string, r Range) (map[string]int64, error) {
+	ws, apps := sc.WorkspaceID, sc.apps()
+	q := acquisitionCountsHead + attributionTouchesHead + group + attributionTouchesMiddle + touchesSeenSince + acquisitionCountsTail
+	from := r.From.Start()
+	month := time.Date(from.Year(), from.Month(), 1, 0, 0, 0, 0, time.UTC)
+	rows, err := s.conn.Query(ctx, q, ws, apps, month.Format(time.DateOnly), ws, apps, epoch(from), epoch(r.To.End()))
+	if err != nil {
+		return nil, fmt.Errorf("read acquisitions: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var (
+			grp string
+			n   uint64
+		)
+		if err := rows.Scan(&grp, &n); err != nil {
+			return nil, fmt.Errorf("read acquisitions: %w", err)
+		}
+		out[grp] += int64(n)
+	}
+	return out, rows.Err()
 }
 
 func (s *Store) readAttributionCustomers(ctx context.Context, sc Scope) ([]attributedCustomer, error) {
@@ -130,8 +169,10 @@ func (s *Store) readShopLinks(ctx context.Context, sc Scope) (map[[2]string]acqu
 	return out, rows.Err()
 }
 
-func (s *Store) readTouches(ctx context.Context, sc Scope, group string) (map[acquisitionRef]touch, error) {
-	rows, err := s.conn.Query(ctx, selectAttributionTouchesHead+group+selectAttributionTouchesMiddle, sc.WorkspaceID, sc.apps())
+func (s *Store) readTouches(ctx context.Context, sc Scope, group string, r Range) (map[acquisitionRef]touch, error) {
+	ws, apps := sc.WorkspaceID, sc.apps()
+	rows, err := s.conn.Query(ctx, attributionTouchesHead+group+attributionTouchesMiddle+touchesOfLinksAndEvents,
+		ws, apps, ws, apps, epoch(r.From.Start()), epoch(r.To.End()), ws, apps)
 	if err != nil {
 		return nil, fmt.Errorf("read first touches: %w", err)
 	}

@@ -13,26 +13,68 @@ package reporting
 // aggregate states there. The channel value is computed in ClickHouse by one of attributionGroups (a
 // constant chosen by the groupBy parameter, never input).
 
-// selectAttributionTouches is the merged first touch of the covered apps' acquisitions: per
-// acquisition its app, its first stored event (epoch seconds) and its channel value (grp), whose
-// columns (one of attributionGroups) go between head and middle: only the states the group needs
-// are merged (18.16 merges every state a subquery names, read or not). Arguments workspace, apps.
+// The first touches, merged (-Merge over the months of each acquisition) with only the states the
+// group needs (18.16 merges every state a subquery names, read or not): the group's columns (one of
+// attributionGroups, which names the value grp) go between head and middle. Most browsers never
+// become a customer, so the touches are read only for the acquisitions that something in the
+// response names (touchesOfLinksAndEvents); the acquisitions first seen in the range are counted per
+// channel in ClickHouse (touchesSeenSince + acquisitionCountsTail).
 const (
-	selectAttributionTouchesHead = `SELECT app_id, source_id, acquisition_id, toUInt32(first_at), grp
+	attributionTouchesHead = `SELECT app_id, source_id, acquisition_id, toUInt32(first_at) AS first_seen_at, grp
 FROM (
     SELECT app_id, source_id, acquisition_id, minMerge(first_seen) AS first_at, `
-	// the group's merged columns, then:
-	selectAttributionTouchesMiddle = `
-    FROM acquisitions
+	// the group's columns, then:
+	attributionTouchesMiddle = `
+    FROM acquisitions`
+	// touchesOfLinksAndEvents restricts the touches to the shops' first links and the acquisitions
+	// of the range's funnel events (any version). It matches the acquisition ID alone, in PREWHERE,
+	// so that the states of the other acquisitions are never read: a superset when two sources share
+	// an ID, whose exact pair Go matches. Arguments workspace, apps (links), workspace, apps, from,
+	// to (events), workspace, apps.
+	touchesOfLinksAndEvents = `
+    PREWHERE acquisition_id IN (
+            SELECT tupleElement(link, 2)
+            FROM (SELECT argMinMerge(first_link) AS link FROM shop_attribution WHERE workspace_id = ? AND app_id IN ? GROUP BY app_id, shop_domain)
+            UNION ALL
+            SELECT acquisition_id FROM funnel_events
+            WHERE workspace_id = ? AND app_id IN ? AND name IN ('install', 'trial_started', 'trial_converted')
+                AND occurred_at >= toDateTime(?) AND occurred_at < toDateTime(?))
     WHERE workspace_id = ? AND app_id IN ?
     GROUP BY app_id, source_id, acquisition_id
 )`
+	// touchesSeenSince restricts the touches to the acquisitions with an event in the month of the
+	// range's start or later (one first seen in the range has none before), all of whose months
+	// are then merged (by ID, as above). Arguments workspace, apps, the range's first month,
+	// workspace, apps.
+	touchesSeenSince = `
+    PREWHERE acquisition_id IN (
+        SELECT acquisition_id FROM acquisitions WHERE workspace_id = ? AND app_id IN ? AND event_month >= toDate(?))
+    WHERE workspace_id = ? AND app_id IN ?
+    GROUP BY app_id, source_id, acquisition_id
+)`
+	// acquisitionCounts counts, per channel, the touches (head … touchesSeenSince) first seen in
+	// [from, to): head, the touches, tail. Arguments of the tail: from, to (epoch seconds).
+	acquisitionCountsHead = `SELECT grp, count()
+FROM (
+`
+	acquisitionCountsTail = `
+)
+WHERE first_seen_at >= ? AND first_seen_at < ?
+GROUP BY grp`
 )
 
-// attributionGroups maps a groupBy value to the merged first-touch columns that compute it (grp). The click-ID type takes the first
-// non-empty of gclid, gbraid, wbraid (a browser carries one of them; Google sends gbraid and wbraid
-// only where gclid cannot be used); the landing path is the path of the first landing URL without
-// query or fragment, "/" for a URL without a path, "" without a URL.
+// selectTrackingSince is per covered app the earliest stored browser event of its tracking sources
+// (epoch seconds). Arguments workspace, apps.
+const selectTrackingSince = `SELECT app_id, toUInt32(minMerge(first_seen))
+FROM acquisitions
+WHERE workspace_id = ? AND app_id IN ?
+GROUP BY app_id`
+
+// attributionGroups maps a groupBy value to the merged first-touch columns that compute it (grp).
+// The click-ID type takes the first non-empty of gclid, gbraid, wbraid (a browser carries one of
+// them; Google sends gbraid and wbraid only where gclid cannot be used); the landing path is the
+// path of the first landing URL without query or fragment, "/" for a URL without a path, "" without
+// a URL.
 var attributionGroups = map[string]string{
 	GroupUTMSource:   `argMinMerge(first_utm_source) AS grp`,
 	GroupUTMMedium:   `argMinMerge(first_utm_medium) AS grp`,
