@@ -38,6 +38,7 @@ type Reporting interface {
 	Summary(ctx context.Context, req reporting.Request) (reporting.Summary, error)
 	Metric(ctx context.Context, name string, req reporting.Request) (reporting.MetricResponse, error)
 	Series(ctx context.Context, name, interval string, req reporting.Request) (reporting.SeriesResponse, error)
+	SeriesMetrics(ctx context.Context, names []string, interval string, req reporting.Request) ([][]reporting.MetricResponse, error)
 	Movements(ctx context.Context, req reporting.MovementsRequest) (reporting.Movements, error)
 	MovementCustomers(ctx context.Context, req reporting.MovementCustomersRequest) (reporting.MovementCustomerList, error)
 	Customers(ctx context.Context, req reporting.ListRequest) (reporting.CustomerList, error)

@@ -15,6 +15,7 @@ func TestMetricSeries(t *testing.T) {
 		{"series_mrr_week", "/api/v1/metrics/mrr?appId=app-1&interval=week&from=2026-03-02&to=2026-03-31"},
 		{"series_nrr_month", "/api/v1/metrics/net-revenue-retention?interval=month&from=2026-01-15&to=2026-03-31"},
 		{"series_concentration_day", "/api/v1/metrics/customer-concentration?appId=app-1&customerScope=all&interval=day&from=2026-03-25&to=2026-03-31"},
+		{"series_usage_week", "/api/v1/metrics/usage?appId=app-1&interval=week&from=2026-03-02&to=2026-03-31"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, body, h := e.get(t, e.url, tc.path, e.key)
@@ -62,7 +63,6 @@ func TestMetricSeries(t *testing.T) {
 		code   string
 	}{
 		{"/api/v1/metrics/mrr?interval=hour", http.StatusBadRequest, "invalid_parameter"},
-		{"/api/v1/metrics/usage?interval=day", http.StatusBadRequest, "invalid_parameter"},
 		{"/api/v1/metrics/mrr?interval=day&from=2025-03-30&to=2026-03-31", http.StatusBadRequest, "invalid_parameter"}, // 367 points
 		{"/api/v1/metrics/nope?interval=day", http.StatusNotFound, "not_found"},
 		{"/api/v1/metrics/mrr?interval=day&to=2026-04-01", http.StatusBadRequest, "invalid_parameter"},

@@ -272,7 +272,7 @@ func testBadArguments(t *testing.T, st stack) {
 		{"query_metrics", map[string]any{"metrics": []string{"profit"}}, "metrics"},
 		{"query_metrics", map[string]any{"metrics": []string{"mrr", "mrr"}}, "metrics"},
 		{"query_metrics", map[string]any{"metrics": []string{"mrr"}, "interval": "hour"}, "interval"},
-		{"query_metrics", map[string]any{"metrics": []string{"mrr", "arr"}, "interval": "day", "from": "2026-01-01", "to": "2026-03-31"},
+		{"query_metrics", map[string]any{"metrics": []string{"mrr", "arr"}, "interval": "day", "from": "2025-01-01", "to": "2026-03-31"},
 			"coarser interval"},
 		{"compare_periods", map[string]any{"previous": map[string]any{"from": "2026-01-01"}}, "both from and to"},
 		{"get_customer", map[string]any{}, "customerId"},

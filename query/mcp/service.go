@@ -88,6 +88,14 @@ func (s *service) metric(ctx context.Context, name string, req reporting.Request
 	return read(ctx, s, true, func(ctx context.Context) (reporting.MetricResponse, error) { return s.reporting.Metric(ctx, name, req) })
 }
 
+// seriesMetrics computes several metrics at every interval of a range in one computation (a series
+// is not kept, as its REST route's: no-cache does not apply).
+func (s *service) seriesMetrics(ctx context.Context, names []string, interval string, req reporting.Request) ([][]reporting.MetricResponse, error) {
+	return read(ctx, s, false, func(ctx context.Context) ([][]reporting.MetricResponse, error) {
+		return s.reporting.SeriesMetrics(ctx, names, interval, req)
+	})
+}
+
 func (s *service) customers(ctx context.Context, req reporting.ListRequest) (reporting.CustomerList, error) {
 	return read(ctx, s, true, func(ctx context.Context) (reporting.CustomerList, error) { return s.reporting.Customers(ctx, req) })
 }

@@ -10,11 +10,6 @@ import (
 // Metrics are the names of GET /api/v1/metrics/{metric}.
 var Metrics = []string{"mrr", "arr", "usage", "net-revenue-retention", "customer-concentration"}
 
-// maxSeriesCalls bounds the reads of one query_metrics call (points × metrics): each is a full
-// metric computation, and a model asking for a year of daily points should be steered to a coarser
-// interval rather than make the workspace's queries wait.
-const maxSeriesCalls = 120
-
 // QueryMetricsArgs are query_metrics' arguments.
 type QueryMetricsArgs struct {
 	Metrics  []string `json:"metrics" jsonschema:"minItems=1,uniqueItems=true,enum=mrr,enum=arr,enum=usage,enum=net-revenue-retention,enum=customer-concentration" jsonschema_description:"One or more of: mrr (total, subscription and usage MRR), arr (MRR x 12), usage (usage MRR, billed usage and observed usage charges), net-revenue-retention, customer-concentration."`
@@ -43,9 +38,8 @@ const queryMetricsDescription = "One or more metrics over a date range, optional
 	"Output: {range, interval, metrics, points: [{range: {from, to}, results: {<metric>: <body of GET /api/v1/metrics/<metric> for that range>}}]}. " +
 	"Each result holds the metric per currency in `byCurrency`, plus `coverage` and `staleDataWarning` for that period. " +
 	"Point-in-time figures (MRR, ARR, concentration) are as of each point's last date; usage sums cover the point's dates; " +
-	"net revenue retention compares each point's opening with its close. A series makes one computation per point and metric, " +
-	"at most 120 per call (e.g. 90 daily points of one metric, or 12 monthly points of all five); beyond that, ask for a coarser " +
-	"interval, fewer metrics or a shorter range. Every computation spends the key's reporting budget (an answer computed before, for unchanged data, " +
+	"net revenue retention compares each point's opening with its close. A series is one computation, whatever its metrics, " +
+	"at most 366 points per call (a year of daily points); beyond that, ask for a coarser interval or a shorter range. Every computation spends the key's reporting budget (an answer computed before, for unchanged data, " +
 	"costs far less); beyond the budget the call fails with the seconds to wait. For a plain workspace overview, get_summary is cheaper." + moneyNote
 
 func (t *tools) queryMetrics() toolDef {
@@ -57,57 +51,65 @@ func (t *tools) runQueryMetrics(ctx context.Context, a QueryMetricsArgs) (QueryM
 	if a.Interval == "" {
 		a.Interval = intervalNone
 	}
-	var reqs []reporting.Request // one per point
 	rng := period{From: a.From, To: a.To}
+	var req reporting.Request
 	if a.Interval == intervalNone || rng.From == "" || rng.To == "" {
 		// The REST parser owns the default range: the whole range, as GET /api/v1/metrics reads it.
-		req, err := t.svc.reportingRequest(ctx, a.values())
-		if err != nil {
+		var err error
+		if req, err = t.svc.reportingRequest(ctx, a.values()); err != nil {
 			return QueryMetricsResult{}, err
 		}
 		rng = period{From: req.Range.From.String(), To: req.Range.To.String()}
-		reqs = append(reqs, req)
 	}
-	periods := []period{rng}
-	if a.Interval != intervalNone {
-		var err error
-		if periods, err = series(rng, a); err != nil {
+	out := QueryMetricsResult{Range: rng, Interval: a.Interval, Metrics: a.Metrics}
+	n := len(a.Metrics)
+	if a.Interval == intervalNone {
+		results, err := readAll(ctx, n, func(ctx context.Context, i int) (reporting.MetricResponse, error) {
+			return t.svc.metric(ctx, a.Metrics[i], req)
+		})
+		if err != nil {
 			return QueryMetricsResult{}, err
 		}
-		// Each point is the metric for its own range, as GET /api/v1/metrics?from=…&to=… answers it.
-		reqs = reqs[:0]
-		for _, p := range periods {
-			q := a.values()
-			set(q, "from", p.From)
-			set(q, "to", p.To)
-			req, err := t.svc.reportingRequest(ctx, q)
-			if err != nil {
-				return QueryMetricsResult{}, err
-			}
-			reqs = append(reqs, req)
+		pt := MetricPoint{Range: rng, Results: make(map[string]reporting.MetricResponse, n)}
+		for j, m := range a.Metrics {
+			pt.Results[m] = results[j]
 		}
+		out.Points = append(out.Points, pt)
+		return out, nil
 	}
-	n := len(a.Metrics)
-	results, err := readAll(ctx, len(reqs)*n, func(ctx context.Context, i int) (reporting.MetricResponse, error) {
-		return t.svc.metric(ctx, a.Metrics[i%n], reqs[i/n])
-	})
+	periods, err := series(rng, a)
 	if err != nil {
 		return QueryMetricsResult{}, err
 	}
-	out := QueryMetricsResult{Range: rng, Interval: a.Interval, Metrics: a.Metrics}
+	// One computation of the whole series (docs/METRICS.md 3.13): each point is what GET
+	// /api/v1/metrics/{metric}?from=…&to=… answers for the point's range. The range may be longer
+	// than one REST range (a two-year monthly series): the REST parser checks the other parameters
+	// and the last period's dates, the whole range is then set.
+	q := a.values()
+	set(q, "from", periods[len(periods)-1].From)
+	set(q, "to", rng.To)
+	if req, err = t.svc.reportingRequest(ctx, q); err != nil {
+		return QueryMetricsResult{}, err
+	}
+	from, _ := reporting.ParseDate(rng.From)
+	req.Range.From = from
+	results, err := t.svc.seriesMetrics(ctx, a.Metrics, a.Interval, req)
+	if err != nil {
+		return QueryMetricsResult{}, err
+	}
 	for i, p := range periods {
 		pt := MetricPoint{Range: p, Results: make(map[string]reporting.MetricResponse, n)}
 		for j, m := range a.Metrics {
-			pt.Results[m] = results[i*n+j]
+			pt.Results[m] = results[i][j]
 		}
 		out.Points = append(out.Points, pt)
 	}
 	return out, nil
 }
 
-// series cuts the whole range into the periods of the interval, refusing a series of more
-// computations than maxSeriesCalls. Its periods need not fit in one REST range (a two-year monthly
-// series is 24 ranges of a month): each is read as a range of its own.
+// series cuts the whole range into the periods of the interval, refusing a series of more points
+// than a REST series may have. The whole range need not fit in one REST range (a two-year monthly
+// series is 24 points).
 func series(rng period, a QueryMetricsArgs) ([]period, error) {
 	from, errFrom := time.Parse(time.DateOnly, rng.From)
 	to, errTo := time.Parse(time.DateOnly, rng.To)
@@ -119,9 +121,9 @@ func series(rng period, a QueryMetricsArgs) ([]period, error) {
 	case from.After(to):
 		return nil, invalidArgs("from must not be after to")
 	}
-	if n := countPeriods(from, to, a.Interval); n*len(a.Metrics) > maxSeriesCalls {
-		return nil, invalidArgs("a %s series from %s to %s has %d points; with %d metrics that is %d computations, more than %d: "+
-			"use a coarser interval, fewer metrics or a shorter range", a.Interval, rng.From, rng.To, n, len(a.Metrics), n*len(a.Metrics), maxSeriesCalls)
+	if n := countPeriods(from, to, a.Interval); n > reporting.MaxSeriesPoints {
+		return nil, invalidArgs("a %s series from %s to %s has %d points, more than %d: use a coarser interval or a shorter range",
+			a.Interval, rng.From, rng.To, n, reporting.MaxSeriesPoints)
 	}
 	return splitPeriods(from, to, a.Interval), nil
 }

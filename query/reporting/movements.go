@@ -119,7 +119,13 @@ type movementFacts struct {
 	view      *syncView
 }
 
+// loadMovements reads the facts of movements at points. Computed every time (nothing kept, version
+// ""), and charged as a computation (query/budget).
 func (s *Store) loadMovements(ctx context.Context, sc Scope, points []Date) (*movementFacts, error) {
+	return cachedAt(ctx, s, "", nil, func() (*movementFacts, error) { return s.readMovementFacts(ctx, sc, points) }, nil)
+}
+
+func (s *Store) readMovementFacts(ctx context.Context, sc Scope, points []Date) (*movementFacts, error) {
 	f := &movementFacts{firstPaid: map[customerHash]map[string]time.Time{}}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) { f.timelineFacts, err = s.loadTimeline(gctx, sc, points); return })

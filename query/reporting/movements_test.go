@@ -67,7 +67,7 @@ func TestMovementInvariants(t *testing.T) {
 				}
 				ex, _ := store.readExclusions(ctx(t), sc)
 				what := fmt.Sprintf("%v %s %s", sc.AppIDs, cs, interval)
-				n := checkMovements(t, what, m, computeTimeline(facts, ex, cs, points).blocks())
+				n := checkMovements(t, what, m, computeTimeline(facts, ex, cs, points, nil).blocks())
 				moved[interval] += n
 				if interval == IntervalMonth {
 					for _, p := range m.Periods {

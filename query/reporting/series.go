@@ -67,43 +67,122 @@ func Periods(rng Range, interval string) ([]Range, error) {
 	return out, nil
 }
 
-// seriesMetrics are the metrics a series answers: the point-in-time ones. Billed and observed
-// usage are sums over a range, which the summary answers for any range.
-var seriesMetrics = []string{MetricMRR, MetricARR, MetricNetRevenueRetention, MetricCustomerConcentration}
+// seriesResult is what a series computes: each interval with the summary's currency blocks on its
+// last date (the range sums over the interval), the sync view, and whether usage activity reads.
+type seriesResult struct {
+	periods []Range
+	blocks  []map[string]CurrencyBlock // per period: exactly the currencies the summary of that range has
+	view    *syncView
+	loaded  bool // usage activity read (the summary's coverage.usageActivity.loaded)
+}
 
-// Series computes a metric at the end of every interval of the range in one sweep of the timeline
-// engine (timeline.go), never one summary per point.
+// seriesResult computes every interval of the range in one sweep of the timeline engine
+// (timeline.go), never one summary per point. Each interval's blocks equal those of the summary for
+// the range [periodFrom, date] (TestTimelineEqualsSummary).
+func (s *Store) seriesResult(ctx context.Context, req Request, interval string) (*seriesResult, error) {
+	periods, err := Periods(req.Range, interval)
+	if err != nil {
+		return nil, err
+	}
+	// Computed every time (nothing kept, version ""), and charged as a computation (query/budget).
+	return cachedAt(ctx, s, "", nil, func() (*seriesResult, error) { return s.computeSeries(ctx, req, periods) }, nil)
+}
+
+func (s *Store) computeSeries(ctx context.Context, req Request, periods []Range) (*seriesResult, error) {
+	points := seriesPoints(req.Range, periods) // the opening date, then every interval's end
+	var (
+		facts    *timelineFacts
+		ex       *exclusions
+		view     *syncView
+		observed []observedDay
+		activity UsageActivity
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) { facts, err = s.loadTimeline(gctx, req.Scope, points); return })
+	g.Go(func() (err error) { view, err = s.readSyncView(gctx, req.Scope); return })
+	g.Go(func() (err error) {
+		if ex, err = s.readExclusions(gctx, req.Scope); err != nil {
+			return err
+		}
+		h, hctx := errgroup.WithContext(gctx)
+		h.Go(func() (err error) {
+			observed, err = s.readObservedDays(hctx, req.Scope, req.CustomerScope, ex, req.Range)
+			return
+		})
+		h.Go(func() error {
+			activity = s.usageActivity(hctx, req.Scope, req.CustomerScope, ex, req.Range.From.Start(), req.Range.To.End())
+			return nil
+		})
+		return h.Wait()
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	blocks := computeTimeline(facts, ex, req.CustomerScope, points, observed).blocks()[1:]
+	for i, p := range periods {
+		complete := view.coverage(p, activity.Loaded).Transactions.Complete
+		for cur, b := range blocks[i] {
+			b.Usage.BilledUsage.Complete = complete
+			blocks[i][cur] = b
+		}
+	}
+	return &seriesResult{periods: periods, blocks: blocks, view: view, loaded: activity.Loaded}, nil
+}
+
+// pointSummary is interval i as the summary of its range answers it (without usage activity).
+func (r *seriesResult) pointSummary(s *Store, req Request, i int, generatedAt time.Time) Summary {
+	p := r.periods[i]
+	preq := req
+	preq.Range = p
+	out := Summary{Envelope: s.envelope(preq, generatedAt, r.view, r.view.coverage(p, r.loaded)), ByCurrency: map[string]CurrencyBlock{},
+		MetricBases: MetricBases{NetRevenueRetention: basisNRR, CustomerConcentration: basisTotalMRR}}
+	for cur, b := range r.blocks[i] {
+		if req.Currency == "" || req.Currency == cur {
+			out.ByCurrency[cur] = b
+		}
+	}
+	out.Currencies = sortedKeys(out.ByCurrency)
+	out.MixedCurrencies = len(out.Currencies) > 1
+	return out
+}
+
+// SeriesMetrics computes several metrics for every interval of the range in one sweep: per interval
+// and metric, the body GET /api/v1/metrics/{metric} answers for the interval's range (MCP
+// query_metrics).
+func (s *Store) SeriesMetrics(ctx context.Context, names []string, interval string, req Request) ([][]MetricResponse, error) {
+	for _, name := range names {
+		if !slices.Contains(Metrics, name) {
+			return nil, fmt.Errorf("%w: unknown metric %q (one of %v)", ErrNotFound, name, Metrics)
+		}
+	}
+	generatedAt := s.now().UTC()
+	r, err := s.seriesResult(ctx, req, interval)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]MetricResponse, len(r.periods))
+	for i := range r.periods {
+		sum := r.pointSummary(s, req, i, generatedAt)
+		for _, name := range names {
+			out[i] = append(out[i], focus(name, sum))
+		}
+	}
+	return out, nil
+}
+
+// Series computes a metric at the end of every interval of the range (METRICS 3.13).
 func (s *Store) Series(ctx context.Context, name, interval string, req Request) (SeriesResponse, error) {
 	if !slices.Contains(Metrics, name) {
 		return SeriesResponse{}, fmt.Errorf("%w: unknown metric %q (one of %v)", ErrNotFound, name, Metrics)
 	}
-	if !slices.Contains(seriesMetrics, name) {
-		return SeriesResponse{}, fmt.Errorf("%w: interval does not apply to the %s metric (billed and observed usage are sums over the range): "+
-			"ask for each range, or for mrr", ErrInvalid, name)
-	}
-	periods, err := Periods(req.Range, interval)
+	generatedAt := s.now().UTC()
+	r, err := s.seriesResult(ctx, req, interval)
 	if err != nil {
 		return SeriesResponse{}, err
 	}
-	generatedAt := s.now().UTC()
-	points := seriesPoints(req.Range, periods) // the opening date, then every interval's end
-	var (
-		facts *timelineFacts
-		ex    *exclusions
-		view  *syncView
-	)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { facts, err = s.loadTimeline(gctx, req.Scope, points); return })
-	g.Go(func() (err error) { ex, err = s.readExclusions(gctx, req.Scope); return })
-	g.Go(func() (err error) { view, err = s.readSyncView(gctx, req.Scope); return })
-	if err := g.Wait(); err != nil {
-		return SeriesResponse{}, err
-	}
-	blocks := computeTimeline(facts, ex, req.CustomerScope, points).blocks()
-	out := SeriesResponse{Envelope: s.envelope(req, generatedAt, view, view.coverage(req.Range, false)), Metric: name, Interval: interval}
-	// Usage activity is not read: no series shows it (coverage.usageActivity.loaded is false).
+	out := SeriesResponse{Envelope: s.envelope(req, generatedAt, r.view, r.view.coverage(req.Range, r.loaded)), Metric: name, Interval: interval}
 	currencies := map[string]bool{}
-	for _, b := range blocks[1:] {
+	for _, b := range r.blocks {
 		for cur := range b {
 			if req.Currency == "" || req.Currency == cur {
 				currencies[cur] = true
@@ -112,14 +191,49 @@ func (s *Store) Series(ctx context.Context, name, interval string, req Request) 
 	}
 	out.Currencies = sortedKeys(currencies)
 	out.MixedCurrencies = len(out.Currencies) > 1
-	for i, p := range periods {
+	for i, p := range r.periods {
 		sum := Summary{ByCurrency: map[string]CurrencyBlock{}}
+		complete := r.view.coverage(p, r.loaded).Transactions.Complete
 		for _, cur := range out.Currencies {
-			sum.ByCurrency[cur] = blocks[i+1][cur] // a currency without a block at this point: zeros, ratios null
+			b, ok := r.blocks[i][cur]
+			if !ok { // a currency without a block at this point: zeros, ratios null
+				b.Usage.BilledUsage.Complete = complete
+			}
+			sum.ByCurrency[cur] = b
 		}
 		f := focus(name, sum)
 		out.MetricBasis = f.MetricBasis
 		out.Points = append(out.Points, SeriesPoint{Date: p.To, PeriodFrom: p.From, ByCurrency: f.ByCurrency})
 	}
 	return out, nil
+}
+
+// readObservedDays reads the observed usage charges the scope admits per currency and day of the
+// range, sorted by day (observedByDayHead).
+func (s *Store) readObservedDays(ctx context.Context, sc Scope, cs CustomerScope, ex *exclusions, rng Range) ([]observedDay, error) {
+	q := new(stmt).add(observedByDayHead, sc.WorkspaceID, sc.apps(), epoch(rng.From.Start()), epoch(rng.To.End()), sc.WorkspaceID, sc.apps())
+	if !scopeFilter(q, cs, ex, sc) {
+		return nil, nil
+	}
+	text, args := q.add(observedByDayTail).query()
+	rows, err := s.conn.Query(ctx, text, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read observed usage charges: %w", err)
+	}
+	defer rows.Close()
+	var out []observedDay
+	for rows.Next() {
+		var (
+			o   observedDay
+			day uint32
+			n   uint64
+		)
+		if err := rows.Scan(&o.cur, &day, &o.gross, &n); err != nil {
+			return nil, fmt.Errorf("read observed usage charges: %w", err)
+		}
+		o.day, o.count = int32(day), int64(n)
+		out = append(out, o)
+	}
+	slices.SortFunc(out, func(a, b observedDay) int { return int(a.day) - int(b.day) })
+	return out, rows.Err()
 }

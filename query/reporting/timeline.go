@@ -34,9 +34,10 @@ type tlPayments struct {
 
 // tlUsage is one customer's usage sales in one currency per day (days since the epoch), sorted.
 type tlUsage struct {
-	currency string
-	days     []int32
-	gross    []int64
+	currency   string
+	days       []int32
+	gross      []int64
+	net, count []int64
 }
 
 // tlCustomer is one customer's facts.
@@ -117,10 +118,11 @@ type (
 		at               []uint32
 	}
 	tlUsageRow struct {
-		customer customerHash
-		currency string
-		day      uint32
-		gross    int64
+		customer   customerHash
+		currency   string
+		day        uint32
+		gross, net int64
+		count      uint64
 	}
 )
 
@@ -190,6 +192,7 @@ func assembleTimeline(charges []tlRawCharge, fallback []tlFallbackRow, payments 
 			usageOf[ref{r.customer, r.currency}] = u
 		}
 		u.days, u.gross = append(u.days, int32(r.day)), append(u.gross, r.gross)
+		u.net, u.count = append(u.net, r.net), append(u.count, int64(r.count))
 	}
 	for _, c := range f.customers {
 		for i := range c.usage {
@@ -212,11 +215,11 @@ func sortUsage(u *tlUsage) {
 		idx[i] = i
 	}
 	slices.SortFunc(idx, func(a, b int) int { return int(u.days[a]) - int(u.days[b]) })
-	days, gross := make([]int32, len(idx)), make([]int64, len(idx))
+	days, gross, net, count := make([]int32, len(idx)), make([]int64, len(idx)), make([]int64, len(idx)), make([]int64, len(idx))
 	for i, j := range idx {
-		days[i], gross[i] = u.days[j], u.gross[j]
+		days[i], gross[i], net[i], count[i] = u.days[j], u.gross[j], u.net[j], u.count[j]
 	}
-	u.days, u.gross = days, gross
+	u.days, u.gross, u.net, u.count = days, gross, net, count
 }
 
 // readTimelineCharges reads the charges; derived is false when a row does not carry its states.
@@ -298,7 +301,7 @@ func (s *Store) readTimelineUsage(ctx context.Context, sc Scope, from, to time.T
 	var out []tlUsageRow
 	for rows.Next() {
 		var r tlUsageRow
-		if err := rows.Scan(&r.customer, &r.currency, &r.day, &r.gross); err != nil {
+		if err := rows.Scan(&r.customer, &r.currency, &r.day, &r.gross, &r.net, &r.count); err != nil {
 			return nil, fmt.Errorf("read usage: %w", err)
 		}
 		out = append(out, r)

@@ -14,7 +14,7 @@ import (
 var timelineSQL = map[string]string{
 	"selectTimelineCharges": selectTimelineCharges, "selectTimelineFallback": selectTimelineFallback,
 	"selectTimelinePayments": selectTimelinePayments, "selectTimelineUsage": selectTimelineUsage,
-	"selectFirstPayments": selectFirstPayments,
+	"selectFirstPayments": selectFirstPayments, "observedByDayHead": observedByDayHead, "observedByDayTail": observedByDayTail,
 }
 
 // TestTimelineQueriesRunOnCurrentClickHouse is TestQueriesRunOnCurrentClickHouse for the timeline

@@ -14,15 +14,18 @@ type curGross struct {
 // timelineSums are the sums per currency at every point: points[0] is the opening point, whose
 // NRR is not defined; the NRR of point i compares the cohort of point i − 1 with itself on point i
 // (METRICS 3.8 with S = point i − 1 and E = point i).
-type timelineSums []currencySums
+type timelineSums struct {
+	sums     []currencySums
+	observed []map[string]ObservedUsage
+}
 
 // computeTimeline sweeps every in-scope customer across the points and sums per point and
 // currency what the summary sums on its reporting date (computeBlocks): subscription MRR, paying
 // customers, usage MRR, the NRR cohort since the previous point, and concentration. Customers are
 // swept in parallel parts whose sums are then added.
-func computeTimeline(f *timelineFacts, ex *exclusions, cs CustomerScope, points []Date) timelineSums {
+func computeTimeline(f *timelineFacts, ex *exclusions, cs CustomerScope, points []Date, observed []observedDay) timelineSums {
 	customers := f.customers
-	parts := make([]timelineSums, min(runtime.GOMAXPROCS(0), 1+len(customers)/minCustomersPerPart))
+	parts := make([][]currencySums, min(runtime.GOMAXPROCS(0), 1+len(customers)/minCustomersPerPart))
 	var wg sync.WaitGroup
 	for p := range parts {
 		lo, hi := len(customers)*p/len(parts), len(customers)*(p+1)/len(parts)
@@ -33,18 +36,46 @@ func computeTimeline(f *timelineFacts, ex *exclusions, cs CustomerScope, points 
 		}()
 	}
 	wg.Wait()
-	out := make(timelineSums, len(points))
+	out := timelineSums{sums: make([]currencySums, len(points)), observed: make([]map[string]ObservedUsage, len(points))}
 	for p := range parts {
-		for i := range out {
-			out[i].merge(&parts[p][i])
+		for i := range out.sums {
+			out.sums[i].merge(&parts[p][i])
 		}
+	}
+	// Observed usage charges of each interval, already scoped (METRICS 3.11); a currency with one
+	// has a block, as in the summary.
+	i := 1
+	for _, o := range observed { // sorted by day
+		for i < len(points) && o.day > usageDay(points[i]) {
+			i++
+		}
+		if i == len(points) {
+			break
+		}
+		if o.day <= usageDay(points[0]) || o.count == 0 {
+			continue
+		}
+		if out.observed[i] == nil {
+			out.observed[i] = map[string]ObservedUsage{}
+		}
+		b := out.observed[i][o.cur]
+		b.GrossCents, b.Count = b.GrossCents+o.gross, b.Count+o.count
+		out.observed[i][o.cur] = b
+		out.sums[i].get(o.cur)
 	}
 	return out
 }
 
+// observedDay is one currency's observed usage charges on one day.
+type observedDay struct {
+	cur          string
+	day          int32
+	gross, count int64
+}
+
 // sumTimeline is computeTimeline for one part of the customers.
-func sumTimeline(customers []*tlCustomer, ex *exclusions, cs CustomerScope, points []Date) timelineSums {
-	sums := make(timelineSums, len(points))
+func sumTimeline(customers []*tlCustomer, ex *exclusions, cs CustomerScope, points []Date) []currencySums {
+	sums := make([]currencySums, len(points))
 	states := make([]pointState, len(points))
 	usage := make([][]curGross, len(points))
 	var buf sweepBuffers
@@ -57,6 +88,12 @@ func sumTimeline(customers []*tlCustomer, ex *exclusions, cs CustomerScope, poin
 			usage[i] = usage[i][:0]
 		}
 		usageAt(c, points, func(i int, cur string, gross int64) { usage[i] = append(usage[i], curGross{cur, gross}) })
+		billedAt(c, points, func(i int, cur string, b BilledUsage) {
+			a := sums[i].get(cur)
+			a.billed.GrossCents += b.GrossCents
+			a.billed.NetCents += b.NetCents
+			a.billed.TransactionCount += b.TransactionCount
+		})
 		for i := range points {
 			s, st := &sums[i], states[i]
 			if st.Paying {
@@ -90,13 +127,18 @@ func sumTimeline(customers []*tlCustomer, ex *exclusions, cs CustomerScope, poin
 	return sums
 }
 
-// blocks are each point's currency blocks (the point-in-time fields of METRICS 3.1–3.9).
+// blocks are each point's currency blocks (METRICS 3.1–3.11; the range sums over the interval
+// ending on the point), without billed usage's complete flag (a coverage fact of the interval).
 func (t timelineSums) blocks() []map[string]CurrencyBlock {
-	out := make([]map[string]CurrencyBlock, len(t))
-	for i, s := range t {
+	out := make([]map[string]CurrencyBlock, len(t.sums))
+	for i, s := range t.sums {
 		out[i] = map[string]CurrencyBlock{}
 		for _, ca := range s {
-			out[i][ca.cur] = ca.acc.block()
+			b := ca.acc.block()
+			bu := ca.acc.billed
+			bu.FeesCents = bu.GrossCents - bu.NetCents
+			b.Usage = UsageBlock{UsageMRRCents: ca.acc.usage, BilledUsage: bu, ObservedUsageCharges: t.observed[i][ca.cur]}
+			out[i][ca.cur] = b
 		}
 	}
 	return out

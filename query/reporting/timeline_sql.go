@@ -51,10 +51,11 @@ WHERE workspace_id = ? AND app_id IN ? AND created_at < toDateTime(?)
 GROUP BY public_id, charge_id, currency`
 
 // selectTimelineUsage is each customer's usage sales per currency and UTC day (days since the
-// epoch) in [from, to): the trailing 30-day windows of usage MRR (METRICS 3.2) at every point are
-// sums of these. FINAL over the key range of the window (reporting_usage_sales is ordered by time,
+// epoch) in [from, to), gross, net and count: the trailing 30-day windows of usage MRR (METRICS 3.2)
+// at every point and the billed usage of every interval (3.10) are sums of these. FINAL over the key range of the window (reporting_usage_sales is ordered by time,
 // migration 0014), since the rows are summed. Arguments: workspace, apps, from, to.
-const selectTimelineUsage = `SELECT ` + customerKeySQL + ` AS key, currency, intDiv(toUInt32(created_at), 86400) AS day, sum(gross_cents)
+const selectTimelineUsage = `SELECT ` + customerKeySQL + ` AS key, currency, intDiv(toUInt32(created_at), 86400) AS day, sum(gross_cents),
+    sum(net_cents), count()
 FROM reporting_usage_sales FINAL
 WHERE workspace_id = ? AND app_id IN ? AND created_at >= toDateTime(?) AND created_at < toDateTime(?)
 GROUP BY public_id, currency, day`
@@ -67,3 +68,13 @@ const selectFirstPayments = `SELECT ` + customerKeySQL + ` AS key, currency, min
 FROM reporting_charge_payments
 WHERE workspace_id = ? AND app_id IN ? AND created_at < toDateTime(?)
 GROUP BY public_id, currency`
+
+// observedByDayHead is observedUsageHead (sql.go) per currency and UTC day, for the observed usage
+// charges of every interval of a series (METRICS 3.11): head, scope condition, observedByDayTail.
+// Arguments: workspace, apps, from, to, workspace, apps.
+const (
+	observedByDayHead = `SELECT currency, intDiv(toUInt32(occurred_at), 86400) AS day, sum(amount_cents), count()
+FROM reporting_observed_usage FINAL` + observedUsageWhere
+	observedByDayTail = `
+GROUP BY currency, day`
+)

@@ -162,3 +162,27 @@ func usageAt(c *tlCustomer, points []Date, visit func(i int, cur string, gross i
 		}
 	}
 }
+
+// billedAt calls visit with c's usage sales in each currency over each interval (the dates after
+// points[i−1] through points[i], i ≥ 1: the interval's billed usage, METRICS 3.10), for the
+// currencies with a sale in it.
+func billedAt(c *tlCustomer, points []Date, visit func(i int, cur string, b BilledUsage)) {
+	for ui := range c.usage {
+		u := &c.usage[ui]
+		j := 0
+		for j < len(u.days) && u.days[j] <= usageDay(points[0]) {
+			j++
+		}
+		for i := 1; i < len(points); i++ {
+			var b BilledUsage
+			for last := usageDay(points[i]); j < len(u.days) && u.days[j] <= last; j++ {
+				b.GrossCents += u.gross[j]
+				b.NetCents += u.net[j]
+				b.TransactionCount += u.count[j]
+			}
+			if b.TransactionCount > 0 {
+				visit(i, u.currency, b)
+			}
+		}
+	}
+}
