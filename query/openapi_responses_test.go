@@ -532,6 +532,10 @@ func (e contractEnv) reportingCalls() []call {
 		call{name: "mrr movement customers without type", method: "GET", path: "/api/v1/mrr-movements/customers", key: e.read, want: 400,
 			invalidRequest: true},
 		call{name: "mrr movements without key", method: "GET", path: "/api/v1/mrr-movements", want: 401},
+		call{name: "cohorts", method: "GET", path: "/api/v1/cohorts", key: e.read, want: 200},
+		call{name: "cohorts by first payment, one currency", method: "GET", path: "/api/v1/cohorts?by=first_paid&currency=USD&" + rng, key: e.read,
+			want: 200},
+		call{name: "cohorts bad basis", method: "GET", path: "/api/v1/cohorts?by=signup", key: e.read, want: 400, invalidRequest: true},
 	)
 	for _, m := range []string{"mrr", "arr", "usage", "net-revenue-retention", "customer-concentration"} {
 		calls = append(calls,

@@ -15,10 +15,11 @@ var timelineSQL = map[string]string{
 	"selectTimelineCharges": selectTimelineCharges, "selectTimelineFallback": selectTimelineFallback,
 	"selectTimelinePayments": selectTimelinePayments, "selectTimelineUsage": selectTimelineUsage,
 	"selectFirstPayments": selectFirstPayments, "observedByDayHead": observedByDayHead, "observedByDayTail": observedByDayTail,
+	"selectCohortInstalls": selectCohortInstalls,
 }
 
 // TestTimelineQueriesRunOnCurrentClickHouse is TestQueriesRunOnCurrentClickHouse for the timeline
-// engine's queries (a series, movements and the customers behind one): sent on ClickHouse 18.16 (charge rows without their states, so the fallback is
+// engine's queries (a series, movements and the customers behind one, cohorts): sent on ClickHouse 18.16 (charge rows without their states, so the fallback is
 // read too), then run as sent on the current engine.
 func TestTimelineQueriesRunOnCurrentClickHouse(t *testing.T) {
 	e := setup(t)
@@ -31,6 +32,11 @@ func TestTimelineQueriesRunOnCurrentClickHouse(t *testing.T) {
 	}
 	if _, err := e.store.Movements(ctx(t), req); err != nil {
 		t.Fatal(err)
+	}
+	for _, by := range []string{CohortByInstall, CohortByFirstPaid} {
+		if _, err := e.store.Cohorts(ctx(t), CohortsRequest{Request: req.Request, By: by}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := e.store.MovementCustomers(ctx(t), MovementCustomersRequest{MovementsRequest: req, Type: MoveChurn, Period: MustDate("2026-03-20")}); err != nil {
 		t.Fatal(err)

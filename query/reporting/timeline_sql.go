@@ -78,3 +78,9 @@ FROM reporting_observed_usage FINAL` + observedUsageWhere
 	observedByDayTail = `
 GROUP BY currency, day`
 )
+
+// selectCohortInstalls is each customer's first install (platform_customers.first_installed_at, the
+// latest version), the date of its install cohort (METRICS 3.15). Arguments: workspace, apps.
+const selectCohortInstalls = `SELECT ` + customerKeySQL + ` AS key, ifNull(toUInt32(first_installed_at), 0)
+FROM reporting_customers FINAL
+WHERE workspace_id = ? AND app_id IN ?`
