@@ -18,7 +18,8 @@ import (
 	querymcp "github.com/revtrack/revtrack/query/mcp"
 )
 
-var toolNames = []string{"compare_periods", "get_customer", "get_report", "get_summary", "list_customers", "list_sync_runs", "query_metrics"}
+var toolNames = []string{"compare_periods", "get_attribution", "get_customer", "get_mrr_movements", "get_report", "get_summary",
+	"list_customers", "list_mrr_movement_customers", "list_sync_runs", "query_metrics"}
 
 // TestMCP runs real MCP clients this project did not write — mcp-go's client in both protocol eras
 // and the official TypeScript SDK — against `revtrack all` on the test stack, with platform data
@@ -279,6 +280,10 @@ func testBadArguments(t *testing.T, st stack) {
 		{"get_customer", map[string]any{"customerId": "x", "limit": 51}, "limit"},
 		{"list_sync_runs", map[string]any{"limit": 0}, "limit"},
 		{"list_sync_runs", map[string]any{"status": "done"}, "status"},
+		{"get_attribution", map[string]any{}, "groupBy"},
+		{"get_attribution", map[string]any{"groupBy": "utm_source", "customerScope": "all"}, "customerScope"},
+		{"get_mrr_movements", map[string]any{"interval": "year"}, "interval"},
+		{"list_mrr_movement_customers", map[string]any{"type": "churn"}, "period"},
 	}
 	for _, tc := range cases {
 		r := callGo(t, c, tc.tool, tc.args)

@@ -46,6 +46,9 @@ func (t *tools) all() []toolDef {
 		t.getReport(),
 		t.comparePeriods(),
 		t.listSyncRuns(),
+		t.getAttribution(),
+		t.getMRRMovements(),
+		t.listMRRMovementCustomers(),
 	}
 }
 
