@@ -87,8 +87,8 @@ func sumTimeline(customers []*tlCustomer, ex *exclusions, cs CustomerScope, poin
 		for i := range usage {
 			usage[i] = usage[i][:0]
 		}
-		usageAt(c, points, func(i int, cur string, gross int64) { usage[i] = append(usage[i], curGross{cur, gross}) })
-		billedAt(c, points, func(i int, cur string, b BilledUsage) {
+		usageAt(c, points, &buf, func(i int, cur string, gross int64) { usage[i] = append(usage[i], curGross{cur, gross}) })
+		billedAt(c, points, &buf, func(i int, cur string, b BilledUsage) {
 			a := sums[i].get(cur)
 			a.billed.GrossCents += b.GrossCents
 			a.billed.NetCents += b.NetCents

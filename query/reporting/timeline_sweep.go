@@ -20,6 +20,22 @@ type sweepBuffers struct {
 	scratch []ChargeOn
 	evIdx   []int
 	payIdx  []int
+	// ends and days are end(D) and the day number of every point, computed once per request (a date's
+	// end is a calendar computation, and every customer needs every point's).
+	of   *Date
+	ends []time.Time
+	days []int32
+}
+
+// prepare computes the points' ends and day numbers unless they are those of points already.
+func (buf *sweepBuffers) prepare(points []Date) {
+	if len(points) == 0 || (buf.of == &points[0] && len(buf.ends) == len(points)) {
+		return
+	}
+	buf.of, buf.ends, buf.days = &points[0], make([]time.Time, len(points)), make([]int32, len(points))
+	for i, d := range points {
+		buf.ends[i], buf.days[i] = d.End(), usageDay(d)
+	}
 }
 
 // sweep evaluates customer c on every point, in order, and calls visit with each point's state. A
@@ -28,6 +44,7 @@ type sweepBuffers struct {
 // activation and end), so it can only change at a point whose end passes one of those instants
 // (breaks); on the other points the previous evaluation stands.
 func sweep(c *tlCustomer, points []Date, buf *sweepBuffers, visit func(i int, st pointState)) {
+	buf.prepare(points)
 	if len(c.charges) == 0 {
 		for i := range points {
 			visit(i, pointState{})
@@ -48,7 +65,7 @@ func sweep(c *tlCustomer, points []Date, buf *sweepBuffers, visit func(i int, st
 		prevEnd time.Time
 	)
 	for i, d := range points {
-		end := d.End()
+		end := buf.ends[i]
 		// Breaks in [prevEnd − 1s, end]: a superset of those the evaluation can change at.
 		for brIdx < len(buf.breaks) && buf.breaks[brIdx].Before(prevEnd.Add(-time.Second)) {
 			brIdx++
@@ -141,13 +158,14 @@ func usageDay(d Date) int32 { return int32(d.Start().Unix() / 86400) }
 
 // usageAt calls visit with c's usage gross in each currency over the 30 dates ending on each point
 // (METRICS 3.2), for the currencies with a sale in that window.
-func usageAt(c *tlCustomer, points []Date, visit func(i int, cur string, gross int64)) {
+func usageAt(c *tlCustomer, points []Date, buf *sweepBuffers, visit func(i int, cur string, gross int64)) {
+	buf.prepare(points)
 	for ui := range c.usage {
 		u := &c.usage[ui]
 		lo, hi := 0, 0 // the window's rows are [lo, hi)
 		var sum int64
-		for i, d := range points {
-			last := usageDay(d)
+		for i := range points {
+			last := buf.days[i]
 			for hi < len(u.days) && u.days[hi] <= last {
 				sum += u.gross[hi]
 				hi++
@@ -166,16 +184,17 @@ func usageAt(c *tlCustomer, points []Date, visit func(i int, cur string, gross i
 // billedAt calls visit with c's usage sales in each currency over each interval (the dates after
 // points[i−1] through points[i], i ≥ 1: the interval's billed usage, METRICS 3.10), for the
 // currencies with a sale in it.
-func billedAt(c *tlCustomer, points []Date, visit func(i int, cur string, b BilledUsage)) {
+func billedAt(c *tlCustomer, points []Date, buf *sweepBuffers, visit func(i int, cur string, b BilledUsage)) {
+	buf.prepare(points)
 	for ui := range c.usage {
 		u := &c.usage[ui]
 		j := 0
-		for j < len(u.days) && u.days[j] <= usageDay(points[0]) {
+		for j < len(u.days) && u.days[j] <= buf.days[0] {
 			j++
 		}
 		for i := 1; i < len(points); i++ {
 			var b BilledUsage
-			for last := usageDay(points[i]); j < len(u.days) && u.days[j] <= last; j++ {
+			for last := buf.days[i]; j < len(u.days) && u.days[j] <= last; j++ {
 				b.GrossCents += u.gross[j]
 				b.NetCents += u.net[j]
 				b.TransactionCount += u.count[j]
