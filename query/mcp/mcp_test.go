@@ -18,7 +18,7 @@ import (
 	querymcp "github.com/revtrack/revtrack/query/mcp"
 )
 
-var toolNames = []string{"compare_periods", "get_attribution", "get_customer", "get_mrr_movements", "get_report", "get_summary",
+var toolNames = []string{"compare_periods", "get_attribution", "get_cohorts", "get_customer", "get_mrr_movements", "get_report", "get_summary",
 	"list_customers", "list_mrr_movement_customers", "list_sync_runs", "query_metrics"}
 
 // TestMCP runs real MCP clients this project did not write — mcp-go's client in both protocol eras

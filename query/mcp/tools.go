@@ -49,6 +49,7 @@ func (t *tools) all() []toolDef {
 		t.getAttribution(),
 		t.getMRRMovements(),
 		t.listMRRMovementCustomers(),
+		t.getCohorts(),
 	}
 }
 
