@@ -180,7 +180,7 @@ func TestReportingBudgetChargesWorkAndRefusesWith429(t *testing.T) {
 	}
 }
 
-func TestAToolCallWhoseSeriesOutrunsTheBudgetIsAToolError(t *testing.T) {
+func TestASeriesIsOneComputationOfTheBudget(t *testing.T) {
 	e := startLimits(t, budget.Config{Budget: 50, ComputedCost: 10, NoCacheBudget: 5, MaxConcurrent: 4, ComputeWait: time.Second})
 	key := e.key(t, "series")
 	c, err := querymcp.Dial(testenv.Ctx(t), e.base, key, "")
@@ -188,11 +188,18 @@ func TestAToolCallWhoseSeriesOutrunsTheBudgetIsAToolError(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	// Ten daily points of a metric, each computed: 100 units, twice the budget.
-	_, err = c.Call(testenv.Ctx(t), "query_metrics", map[string]any{"metrics": []string{"mrr"}, "interval": "day",
-		"from": day(-9), "to": day(0)})
+	// A series of ten daily points of two metrics is one computation (docs/METRICS.md 3.13): the
+	// call (1) and its computation (10) whatever its points, never kept. Four fit in 50 units; the
+	// fifth is refused before it computes.
+	args := map[string]any{"metrics": []string{"mrr", "arr"}, "interval": "day", "from": day(-9), "to": day(0)}
+	for i := range 4 {
+		if _, err := c.Call(testenv.Ctx(t), "query_metrics", args); err != nil {
+			t.Fatalf("series %d within the budget: %v", i+1, err)
+		}
+	}
+	_, err = c.Call(testenv.Ctx(t), "query_metrics", args)
 	if !errors.Is(err, querymcp.ErrTool) || !strings.Contains(err.Error(), "[HTTP 429 rate_limited]") ||
-		!strings.Contains(err.Error(), "one computation per point") {
+		!strings.Contains(err.Error(), "a series is one computation") {
 		t.Fatalf("a series beyond the budget: %v", err)
 	}
 }

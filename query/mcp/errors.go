@@ -82,7 +82,7 @@ func replyToolError(tool string, r query.ErrorReply, h hints) *mcpgo.CallToolRes
 			wait = "60"
 		}
 		advice = "Wait " + wait + " seconds before calling again. The key's budget refills over time; an answer computed before " +
-			"(the same question on unchanged data) costs far less than a new one, and a series costs one computation per point and metric."
+			"(the same question on unchanged data) costs far less than a new one; a series is one computation, never kept."
 	case r.Status >= 500 && !strings.Contains(msg, "retry"):
 		advice = "This is temporary; retry in a few seconds, backing off exponentially."
 	}
