@@ -152,6 +152,7 @@ func TestMCP(t *testing.T) {
 	t.Run("list_sync_runs", func(t *testing.T) { testListSyncRuns(t, st) })
 	t.Run("bad arguments are tool errors", func(t *testing.T) { testBadArguments(t, st) })
 	t.Run("every tool answers what REST answers", func(t *testing.T) { testEquality(t, st) })
+	t.Run("the demo data's movements reconcile", func(t *testing.T) { testDemoMovements(t, st) })
 
 	t.Run("a workspace without an active subscription is refused with 403", func(t *testing.T) {
 		if _, err := st.store.SetSubscriptionStatus(ctx(t), "test", "acme", controlplane.StatusCanceled); err != nil {
