@@ -43,7 +43,7 @@ func (a *API) metric(c *gin.Context) {
 		a.fail(c, err)
 		return
 	}
-	if c.Request.URL.Query().Has("interval") { // a series (series_handlers.go)
+	if c.Request.URL.Query().Get("interval") != "" { // a series (series_handlers.go); empty is absent (docs/API.md)
 		a.metricSeries(c, ctx, name, req)
 		return
 	}

@@ -74,8 +74,20 @@ func TestMetricSeries(t *testing.T) {
 			t.Errorf("%s: %d %s", tc.path, status, body)
 		}
 	}
+	// An empty interval is its absence (docs/API.md): the one-point body.
+	status, body, _ := e.get(t, e.url, "/api/v1/metrics/mrr?appId=app-1&interval=", e.key)
+	_, plain, _ := e.get(t, e.url, "/api/v1/metrics/mrr?appId=app-1", e.key)
+	if status != http.StatusOK || bytesHavePoints(body) || string(generatedAt.ReplaceAll(body, nil)) != string(generatedAt.ReplaceAll(plain, nil)) {
+		t.Errorf("empty interval: %d %s", status, body)
+	}
 	// 366 daily points are allowed.
 	if status, body, _ := e.get(t, e.url, "/api/v1/metrics/mrr?interval=day&from=2025-03-31&to=2026-03-31", e.key); status != http.StatusOK {
 		t.Errorf("366 points: %d %s", status, body)
 	}
+}
+
+// bytesHavePoints says whether a body is a series (it has points).
+func bytesHavePoints(body []byte) bool {
+	var v struct{ Points []any }
+	return json.Unmarshal(body, &v) == nil && v.Points != nil
 }
