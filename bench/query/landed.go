@@ -98,6 +98,8 @@ type marker struct {
 	WorkspaceID string     `json:"workspaceId"`
 	LoadedAt    time.Time  `json:"loadedAt"`
 	Load        loadResult `json:"load"`
+	// Tracking is the tracking part (tracking.go); nil for a data set loaded before it existed.
+	Tracking *trackingResult `json:"tracking,omitempty"`
 }
 
 const markerFile = "bench-query.json"

@@ -149,6 +149,11 @@ func load(ctx context.Context, st *stack, ds *dataset, o options) (marker, error
 	if err != nil {
 		return m, err
 	}
+	tr, err := loadTracking(ctx, st, ds, m.WorkspaceID, o.landTimeout)
+	if err != nil {
+		return m, fmt.Errorf("tracking part: %w", err)
+	}
+	m.Tracking = &tr
 	m.LoadedAt, m.Load = time.Now().UTC(), res
 	return m, writeMarker(o.stackDir, m)
 }

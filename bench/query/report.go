@@ -142,6 +142,7 @@ func (r *report) printLoad(w io.Writer) {
 	if len(runs) > 0 {
 		fmt.Fprintf(w, "Sync runs: %s.\n", strings.Join(runs, "; "))
 	}
+	r.printTracking(w)
 }
 
 func (r *report) printQueries(w io.Writer) bool {
@@ -161,7 +162,8 @@ func (r *report) printQueries(w io.Writer) bool {
 		"server answers with the response it kept (what repeated dashboard requests get between two hourly syncs); rows marked "+
 		"*computed (first request after new data)* send the same request with `Cache-Control: no-cache`, which the server "+
 		"answers by computing it from the data. The summary and list goals are judged on the kept rows, MCP's ratio on the "+
-		"computed pair; the computed rows have no goal.")
+		"computed pair; the revenue-over-time rows (series, movements, attribution) are computed only, each judged as a ratio "+
+		"to the computed summary of the same rounds; the other computed rows have no goal.")
 	fmt.Fprint(w, "\n\n")
 
 	byName := map[string]result{}

@@ -209,6 +209,7 @@ func shortName(name string) string {
 // queryPlan is what the targets need from the data set and the run.
 type queryPlan struct {
 	from, to   string // summary and metric range (YYYY-MM-DD); empty: the API's default
+	lastDay    string // the data set's last whole day: where the series and movements end
 	limit      int    // customers per list page
 	deepCursor string // cursor of the deep list page ("" when the chain was shorter)
 	deepPage   int    // its page number (1 = first page)
@@ -230,7 +231,7 @@ func (a *api) targets(p queryPlan) []target {
 	}
 	summary := withRange("/api/v1/summary")
 	ts := []target{
-		{name: baselineName, probe: a.path(fixed("/api/v1/tracking/events?limit=1")), baseline: true},
+		{name: baselineName, probe: a.path(fixed(baselinePath(p.lastDay))), baseline: true},
 		{name: summaryKept, probe: a.path(fixed(summary)), goal: goal{maxP50: targetSummaryP50}},
 		{name: summaryComputed, probe: a.pathComputed(fixed(summary)), computed: true},
 		// MCP's goal is set on what it adds to the work of a summary, so it is judged on the
@@ -243,6 +244,7 @@ func (a *api) targets(p queryPlan) []target {
 		ts = append(ts, target{name: "metric " + m + keptSuffix, probe: a.path(fixed(withRange("/api/v1/metrics/" + m)))})
 	}
 	ts = append(ts, target{name: "metric mrr" + computedSuffix, probe: a.pathComputed(fixed(withRange("/api/v1/metrics/mrr"))), computed: true})
+	ts = append(ts, a.revenueTargets(p, rng)...)
 	list := fmt.Sprintf("/api/v1/customers?limit=%d", p.limit)
 	first := fmt.Sprintf("customers, first page of %d", p.limit)
 	ts = append(ts,
