@@ -95,6 +95,11 @@ func sumTimeline(customers []*tlCustomer, ex *exclusions, cs CustomerScope, poin
 			a.billed.TransactionCount += b.TransactionCount
 		})
 		for i := range points {
+			// Nothing to add at a point where the customer is not paying, was not paying at the
+			// previous one and has no usage.
+			if !states[i].Paying && (i == 0 || !states[i-1].Paying) && len(usage[i]) == 0 {
+				continue
+			}
 			s, st := &sums[i], states[i]
 			if st.Paying {
 				a := s.get(st.Currency)

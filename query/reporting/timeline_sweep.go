@@ -1,6 +1,8 @@
 package reporting
 
 import (
+	"math"
+	"slices"
 	"time"
 )
 
@@ -14,7 +16,7 @@ type pointState struct {
 
 // sweepBuffers are reused across customers.
 type sweepBuffers struct {
-	breaks  []time.Time
+	breaks  []int64 // epoch seconds: compared once per customer and point, so no time.Time
 	charges []ChargeFacts
 	paid    Payments
 	scratch []ChargeOn
@@ -22,9 +24,10 @@ type sweepBuffers struct {
 	payIdx  []int
 	// ends and days are end(D) and the day number of every point, computed once per request (a date's
 	// end is a calendar computation, and every customer needs every point's).
-	of   *Date
-	ends []time.Time
-	days []int32
+	of      *Date
+	ends    []time.Time
+	endSecs []int64
+	days    []int32
 }
 
 // prepare computes the points' ends and day numbers unless they are those of points already.
@@ -32,9 +35,10 @@ func (buf *sweepBuffers) prepare(points []Date) {
 	if len(points) == 0 || (buf.of == &points[0] && len(buf.ends) == len(points)) {
 		return
 	}
-	buf.of, buf.ends, buf.days = &points[0], make([]time.Time, len(points)), make([]int32, len(points))
+	buf.of, buf.ends, buf.endSecs, buf.days = &points[0], make([]time.Time, len(points)), make([]int64, len(points)), make([]int32, len(points))
 	for i, d := range points {
 		buf.ends[i], buf.days[i] = d.End(), usageDay(d)
+		buf.endSecs[i] = buf.ends[i].Unix()
 	}
 }
 
@@ -62,20 +66,20 @@ func sweep(c *tlCustomer, points []Date, buf *sweepBuffers, visit func(i int, st
 	unIdx, brIdx := 0, 0
 	var (
 		st      pointState
-		prevEnd time.Time
+		prevEnd int64 = math.MinInt64 + 1
 	)
 	for i, d := range points {
-		end := buf.ends[i]
 		// Breaks in [prevEnd − 1s, end]: a superset of those the evaluation can change at.
-		for brIdx < len(buf.breaks) && buf.breaks[brIdx].Before(prevEnd.Add(-time.Second)) {
+		for brIdx < len(buf.breaks) && buf.breaks[brIdx] < prevEnd-1 {
 			brIdx++
 		}
-		changed := i == 0 || (brIdx < len(buf.breaks) && !buf.breaks[brIdx].After(end))
-		prevEnd = end
+		changed := i == 0 || (brIdx < len(buf.breaks) && buf.breaks[brIdx] <= buf.endSecs[i])
+		prevEnd = buf.endSecs[i]
 		if !changed {
 			visit(i, st)
 			continue
 		}
+		end := buf.ends[i]
 		for j := range c.charges {
 			evs := c.charges[j].events
 			for buf.evIdx[j] < len(evs) && evs[buf.evIdx[j]].At.Before(end) {
@@ -122,35 +126,38 @@ func resetIdx(idx []int, n int) []int {
 // customerBreaks are the instants at which c's evaluation can change, sorted (duplicates do no
 // harm): its events and uninstalls, its charges' activation, end and trial end, its payments and
 // the ends of their evidence windows (METRICS 2.1–2.3).
-func customerBreaks(c *tlCustomer, out []time.Time) []time.Time {
+func customerBreaks(c *tlCustomer, out []int64) []int64 {
 	window := map[string]int{}
 	for i := range c.charges {
 		ch := &c.charges[i]
 		f := ChargeFacts{Charge: &ch.charge}
 		window[ch.charge.ID] = f.window()
 		for _, e := range ch.events {
-			out = append(out, e.At)
+			out = append(out, e.At.Unix())
 		}
 		for _, t := range []time.Time{ch.charge.ActivatedAt, ch.charge.EndedAt, ch.charge.AcceptedAt} {
 			if !t.IsZero() {
-				out = append(out, t)
+				out = append(out, t.Unix())
 			}
 		}
 		if ch.charge.TrialDays > 0 {
-			out = append(out, f.trialEnd())
+			out = append(out, f.trialEnd().Unix())
 		}
 	}
-	out = append(out, c.uninstalls...)
+	for _, t := range c.uninstalls {
+		out = append(out, t.Unix())
+	}
 	for _, p := range c.payments {
 		w, ok := window[p.charge]
 		if !ok {
 			continue // a payment for no charge read (a test charge) is evidence for none
 		}
 		for _, t := range p.at {
-			out = append(out, t, t.AddDate(0, 0, w))
+			out = append(out, t.Unix(), t.Unix()+int64(w)*86400) // whole UTC days: AddDate(0, 0, w)
 		}
 	}
-	return sortedTimes(out)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // usageDay is the day number (days since the epoch) of a date.
