@@ -25,7 +25,7 @@ func testDemoMovements(t *testing.T, st stack) {
 	}
 	type block struct {
 		StartMRRCents, EndMRRCents, NewCents, ExpansionCents, ContractionCents, ChurnCents, ReactivationCents int64
-		NewCustomers, ExpansionCustomers, ContractionCustomers, ChurnedCustomers, ReactivatedCustomers       int64
+		NewCustomers, ExpansionCustomers, ContractionCustomers, ChurnedCustomers, ReactivatedCustomers        int64
 	}
 	moved := int64(0)
 	for _, interval := range []string{"day", "month"} {

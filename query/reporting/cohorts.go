@@ -78,7 +78,10 @@ func (s *Store) Cohorts(ctx context.Context, req CohortsRequest) (Cohorts, error
 		g.Go(func() (err error) { f.tl, err = s.loadTimeline(gctx, req.Scope, points); return })
 		g.Go(func() (err error) { f.ex, err = s.readExclusions(gctx, req.Scope); return })
 		g.Go(func() (err error) { f.view, err = s.readSyncView(gctx, req.Scope); return })
-		g.Go(func() (err error) { f.start, err = s.readCohortStarts(gctx, req.Scope, req.By, req.Range.To.End()); return })
+		g.Go(func() (err error) {
+			f.start, err = s.readCohortStarts(gctx, req.Scope, req.By, req.Range.To.End())
+			return
+		})
 		return f, g.Wait()
 	}, nil)
 	if err != nil {
