@@ -39,7 +39,7 @@ const queryMetricsDescription = "One or more metrics over a date range, optional
 	"Each result holds the metric per currency in `byCurrency`, plus `coverage` and `staleDataWarning` for that period. " +
 	"Point-in-time figures (MRR, ARR, concentration) are as of each point's last date; usage sums cover the point's dates; " +
 	"net revenue retention compares each point's opening with its close. A series is one computation, whatever its metrics, " +
-	"at most 366 points per call (a year of daily points); beyond that, ask for a coarser interval or a shorter range. Every computation spends the key's reporting budget (an answer computed before, for unchanged data, " +
+	"at most 367 points per call (the daily points of the longest range); beyond that, ask for a coarser interval or a shorter range. Every computation spends the key's reporting budget (an answer computed before, for unchanged data, " +
 	"costs far less); beyond the budget the call fails with the seconds to wait. For a plain workspace overview, get_summary is cheaper." + moneyNote
 
 func (t *tools) queryMetrics() toolDef {

@@ -16,8 +16,9 @@ const (
 	IntervalMonth = "month"
 )
 
-// MaxSeriesPoints bounds a series (METRICS 3.13): a year of daily points.
-const MaxSeriesPoints = 366
+// MaxSeriesPoints bounds a series (METRICS 3.13): the daily points of the longest range the API
+// takes (`to` 366 days after `from`, docs/METRICS.md 1.2), so every accepted range answers daily.
+const MaxSeriesPoints = 367
 
 // SeriesPoint is one interval of a series: its dates and the metric on its last date, per currency.
 type SeriesPoint struct {

@@ -30,15 +30,15 @@ func TestPeriods(t *testing.T) {
 			t.Errorf("%s %s..%s: %v, want %s", tc.interval, tc.from, tc.to, got, tc.want)
 		}
 	}
-	if ps, err := Periods(Range{From: MustDate("2025-03-31"), To: MustDate("2026-03-31")}, IntervalDay); err != nil || len(ps) != MaxSeriesPoints {
-		t.Errorf("366 days: %d points, %v", len(ps), err)
+	if ps, err := Periods(Range{From: MustDate("2025-03-30"), To: MustDate("2026-03-31")}, IntervalDay); err != nil || len(ps) != MaxSeriesPoints {
+		t.Errorf("the longest range: %d points, %v", len(ps), err)
+	}
+	if _, err := Periods(Range{From: MustDate("2025-03-29"), To: MustDate("2026-03-31")}, IntervalDay); !errors.Is(err, ErrInvalid) {
+		t.Errorf("368 points: %v", err)
 	}
 	for _, iv := range []string{"hour", ""} {
 		if _, err := Periods(Range{From: MustDate("2026-03-01"), To: MustDate("2026-03-02")}, iv); !errors.Is(err, ErrInvalid) {
 			t.Errorf("interval %q: %v", iv, err)
 		}
-	}
-	if _, err := Periods(Range{From: MustDate("2025-03-30"), To: MustDate("2026-03-31")}, IntervalDay); !errors.Is(err, ErrInvalid) {
-		t.Errorf("367 points: %v", err)
 	}
 }
