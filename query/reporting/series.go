@@ -81,15 +81,20 @@ type seriesResult struct {
 // (timeline.go), never one summary per point. Each interval's blocks equal those of the summary for
 // the range [periodFrom, date] (TestTimelineEqualsSummary).
 func (s *Store) seriesResult(ctx context.Context, req Request, interval string) (*seriesResult, error) {
+	return s.seriesResultFor(ctx, req, interval, needsAll)
+}
+
+// seriesResultFor is seriesResult computing only what need says the caller reads.
+func (s *Store) seriesResultFor(ctx context.Context, req Request, interval string, need timelineNeeds) (*seriesResult, error) {
 	periods, err := Periods(req.Range, interval)
 	if err != nil {
 		return nil, err
 	}
 	// Computed every time (nothing kept, version ""), and charged as a computation (query/budget).
-	return cachedAt(ctx, s, "", nil, func() (*seriesResult, error) { return s.computeSeries(ctx, req, periods) }, nil)
+	return cachedAt(ctx, s, "", nil, func() (*seriesResult, error) { return s.computeSeries(ctx, req, periods, need) }, nil)
 }
 
-func (s *Store) computeSeries(ctx context.Context, req Request, periods []Range) (*seriesResult, error) {
+func (s *Store) computeSeries(ctx context.Context, req Request, periods []Range, need timelineNeeds) (*seriesResult, error) {
 	points := seriesPoints(req.Range, periods) // the opening date, then every interval's end
 	var (
 		facts    *timelineFacts
@@ -119,7 +124,7 @@ func (s *Store) computeSeries(ctx context.Context, req Request, periods []Range)
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	blocks := computeTimeline(facts, ex, req.CustomerScope, points, observed).blocks()[1:]
+	blocks := computeTimelineFor(need, facts, ex, req.CustomerScope, points, observed).blocks()[1:]
 	for i, p := range periods {
 		complete := view.coverage(p, activity.Loaded).Transactions.Complete
 		for cur, b := range blocks[i] {
@@ -177,7 +182,7 @@ func (s *Store) Series(ctx context.Context, name, interval string, req Request) 
 		return SeriesResponse{}, fmt.Errorf("%w: unknown metric %q (one of %v)", ErrNotFound, name, Metrics)
 	}
 	generatedAt := s.now().UTC()
-	r, err := s.seriesResult(ctx, req, interval)
+	r, err := s.seriesResultFor(ctx, req, interval, needsOf(name))
 	if err != nil {
 		return SeriesResponse{}, err
 	}

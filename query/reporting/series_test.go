@@ -1,9 +1,12 @@
 package reporting
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/revtrack/revtrack/query/reporting/reportingtest"
 )
 
 // TestPeriods: the intervals of METRICS 3.13 (ISO weeks from Monday, calendar months, the first
@@ -39,6 +42,49 @@ func TestPeriods(t *testing.T) {
 	for _, iv := range []string{"hour", ""} {
 		if _, err := Periods(Range{From: MustDate("2026-03-01"), To: MustDate("2026-03-02")}, iv); !errors.Is(err, ErrInvalid) {
 			t.Errorf("interval %q: %v", iv, err)
+		}
+	}
+}
+
+// TestSeriesComputesWhatItsMetricReads: a series of one metric computes only what that metric
+// reads (needsOf: no concentration unless asked), yet every metric's points, their currencies and
+// the series' currencies are those of the series computed in full.
+func TestSeriesComputesWhatItsMetricReads(t *testing.T) {
+	e := setup(t)
+	generated(e.fx, "app-g", 200, 3)
+	e.fx.Flush(t)
+	store := New(e.conn, WithClock(reportingtest.Clock))
+	req := Request{Scope: scopeOf("app-g"), Range: Range{From: MustDate("2025-06-01"), To: MustDate("2026-03-31")}, CustomerScope: ScopeIncluded}
+	for _, interval := range []string{IntervalDay, IntervalMonth} {
+		full, err := store.seriesResult(ctx(t), req, interval)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range Metrics {
+			got, err := store.Series(ctx(t), name, interval, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Points) != len(full.periods) {
+				t.Fatalf("%s %s: %d points, want %d", name, interval, len(got.Points), len(full.periods))
+			}
+			currencies := map[string]bool{}
+			for i := range full.periods {
+				want := focus(name, full.pointSummary(store, req, i, store.now()))
+				for cur := range want.ByCurrency {
+					currencies[cur] = true
+				}
+				for cur, w := range want.ByCurrency {
+					wj, _ := json.Marshal(w)
+					hj, _ := json.Marshal(got.Points[i].ByCurrency[cur])
+					if string(wj) != string(hj) {
+						t.Errorf("%s %s %s %s: %s, want %s", name, interval, full.periods[i], cur, hj, wj)
+					}
+				}
+			}
+			if fmt.Sprint(sortedKeys(currencies)) != fmt.Sprint(got.Currencies) {
+				t.Errorf("%s %s: currencies %v, want %v", name, interval, got.Currencies, sortedKeys(currencies))
+			}
 		}
 	}
 }

@@ -19,11 +19,33 @@ type timelineSums struct {
 	observed []map[string]ObservedUsage
 }
 
+// timelineNeeds is what a caller reads of the blocks beyond the sums every metric's currency set
+// depends on. Concentration (the top ten customers per currency and point, METRICS 3.9) is the one
+// part a series of another metric never reads, and the costliest per customer and point, so a
+// series of one metric skips it; its blocks then carry no concentration shares.
+type timelineNeeds struct {
+	concentration bool
+}
+
+// needsAll is every field of the blocks: movements, cohorts, several metrics at once, the tests.
+var needsAll = timelineNeeds{concentration: true}
+
+// needsOf is what a series of metric name reads (focus in metrics.go).
+func needsOf(name string) timelineNeeds {
+	return timelineNeeds{concentration: name == MetricCustomerConcentration}
+}
+
 // computeTimeline sweeps every in-scope customer across the points and sums per point and
 // currency what the summary sums on its reporting date (computeBlocks): subscription MRR, paying
 // customers, usage MRR, the NRR cohort since the previous point, and concentration. Customers are
 // swept in parallel parts whose sums are then added.
 func computeTimeline(f *timelineFacts, ex *exclusions, cs CustomerScope, points []Date, observed []observedDay) timelineSums {
+	return computeTimelineFor(needsAll, f, ex, cs, points, observed)
+}
+
+// computeTimelineFor is computeTimeline computing only what need says is read: the blocks have the
+// same currencies on every point either way (a currency's presence never depends on concentration).
+func computeTimelineFor(need timelineNeeds, f *timelineFacts, ex *exclusions, cs CustomerScope, points []Date, observed []observedDay) timelineSums {
 	customers := f.customers
 	parts := make([][]currencySums, min(runtime.GOMAXPROCS(0), 1+len(customers)/minCustomersPerPart))
 	var wg sync.WaitGroup
@@ -32,7 +54,7 @@ func computeTimeline(f *timelineFacts, ex *exclusions, cs CustomerScope, points 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			parts[p] = sumTimeline(customers[lo:hi], ex, cs, points)
+			parts[p] = sumTimeline(need, customers[lo:hi], ex, cs, points)
 		}()
 	}
 	wg.Wait()
@@ -74,7 +96,7 @@ type observedDay struct {
 }
 
 // sumTimeline is computeTimeline for one part of the customers.
-func sumTimeline(customers []*tlCustomer, ex *exclusions, cs CustomerScope, points []Date) []currencySums {
+func sumTimeline(need timelineNeeds, customers []*tlCustomer, ex *exclusions, cs CustomerScope, points []Date) []currencySums {
 	sums := make([]currencySums, len(points))
 	states := make([]pointState, len(points))
 	usage := make([][]curGross, len(points))
@@ -118,13 +140,16 @@ func sumTimeline(customers []*tlCustomer, ex *exclusions, cs CustomerScope, poin
 			for _, u := range usage[i] {
 				a := s.get(u.cur)
 				a.usage += u.gross
+				if !need.concentration {
+					continue
+				}
 				total := u.gross
 				if st.Paying && st.Currency == u.cur {
 					total, amrCounted = total+st.AMR, true
 				}
 				a.top.add(total)
 			}
-			if st.Paying && !amrCounted {
+			if need.concentration && st.Paying && !amrCounted {
 				s.get(st.Currency).top.add(st.AMR)
 			}
 		}
