@@ -1,7 +1,6 @@
 package query
 
 import (
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -10,29 +9,13 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/revtrack/revtrack/controlplane"
-	"github.com/revtrack/revtrack/controlplane/authn"
 	"github.com/revtrack/revtrack/query/reporting"
 )
 
 // GET /api/v1/attribution: revenue by acquisition channel (docs/METRICS.md 10). Every parameter is
 // validated before reading, so a bad request is a 400 whatever the data.
 func (a *API) attribution(c *gin.Context) {
-	req, err := AttributionRequest(c.Request.URL.Query(), authn.From(c).Workspace, a.Now())
-	if err != nil {
-		a.fail(c, err)
-		return
-	}
-	ctx, err := a.reportingContext(c) // Cache-Control: no-cache recomputes, as for the summary
-	if err != nil {
-		a.fail(c, err)
-		return
-	}
-	out, err := a.Reporting.Attribution(ctx, req)
-	if err != nil {
-		a.fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, out)
+	reportingRoute(a, c, AttributionRequest, a.Reporting.Attribution)
 }
 
 // AttributionRequest parses the parameters of GET /api/v1/attribution for workspace w (groupBy,

@@ -1,36 +1,17 @@
 package query
 
 import (
-	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/revtrack/revtrack/controlplane"
-	"github.com/revtrack/revtrack/controlplane/authn"
 	"github.com/revtrack/revtrack/query/reporting"
 )
 
 // GET /api/v1/cohorts (docs/METRICS.md 3.15).
-func (a *API) cohorts(c *gin.Context) {
-	req, err := CohortsRequest(c.Request.URL.Query(), authn.From(c).Workspace, a.Now())
-	if err != nil {
-		a.fail(c, err)
-		return
-	}
-	ctx, err := a.reportingContext(c)
-	if err != nil {
-		a.fail(c, err)
-		return
-	}
-	out, err := a.Reporting.Cohorts(ctx, req)
-	if err != nil {
-		a.fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, out)
-}
+func (a *API) cohorts(c *gin.Context) { reportingRoute(a, c, CohortsRequest, a.Reporting.Cohorts) }
 
 // CohortsRequest parses the parameters of GET /api/v1/cohorts: the summary's (from, to, appId,
 // currency, customerScope) and by (install, the default, or first_paid).

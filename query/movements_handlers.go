@@ -1,55 +1,23 @@
 package query
 
 import (
-	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/revtrack/revtrack/controlplane"
-	"github.com/revtrack/revtrack/controlplane/authn"
 	"github.com/revtrack/revtrack/query/reporting"
 )
 
 // GET /api/v1/mrr-movements and /api/v1/mrr-movements/customers (docs/METRICS.md 3.14).
 
 func (a *API) mrrMovements(c *gin.Context) {
-	req, err := MovementsRequest(c.Request.URL.Query(), authn.From(c).Workspace, a.Now())
-	if err != nil {
-		a.fail(c, err)
-		return
-	}
-	ctx, err := a.reportingContext(c)
-	if err != nil {
-		a.fail(c, err)
-		return
-	}
-	out, err := a.Reporting.Movements(ctx, req)
-	if err != nil {
-		a.fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, out)
+	reportingRoute(a, c, MovementsRequest, a.Reporting.Movements)
 }
 
 func (a *API) mrrMovementCustomers(c *gin.Context) {
-	req, err := MovementCustomersRequest(c.Request.URL.Query(), authn.From(c).Workspace, a.Now())
-	if err != nil {
-		a.fail(c, err)
-		return
-	}
-	ctx, err := a.reportingContext(c)
-	if err != nil {
-		a.fail(c, err)
-		return
-	}
-	out, err := a.Reporting.MovementCustomers(ctx, req)
-	if err != nil {
-		a.fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, out)
+	reportingRoute(a, c, MovementCustomersRequest, a.Reporting.MovementCustomers)
 }
 
 // MovementsRequest parses the parameters of GET /api/v1/mrr-movements: the summary's (from, to,
