@@ -25,6 +25,12 @@ export TEAM=$(field team) API_KEY=$(field api_key) TRACKER_PK=$(field tracker_pk
 revtrack admin sync run "$TEAM" >/dev/null
 `
 
+// demoTracking: "once revtrack is ready, `make run` sends through the edge (`revtrack-dev
+// seed-tracking`) the visits and verified install, trial and paid events" (README.md), as the run
+// script sends them, so the README's attribution example answers with channel rows.
+const demoTracking = `revtrack-dev seed-tracking --base-url "$BASE_URL" --public-key "$TRACKER_PK" --private-key "$TRACKER_SK" >/dev/null
+`
+
 // demoLanded waits, as a reader who waited for the ready line does not have to, until the demo
 // sync's records have landed: make run prints the line a few seconds after the sync returns.
 const demoLanded = `for _ in $(seq 60); do
@@ -36,7 +42,7 @@ done
 var preludes = map[string]string{
 	// "The examples below run in a second terminal, … prepared with eval "$(deploy/local/cli-env)" …
 	// and the ready line's keys"
-	"README.md": demo + demoLanded,
+	"README.md": demo + demoTracking + demoLanded,
 	// Its step 2 is the environment itself.
 	"docs/GETTING_STARTED.md": "",
 	// "The examples below run in the shell of that page … with its TEAM, APP_ID and API_KEY set"
