@@ -236,6 +236,19 @@ func queryPhase(ctx context.Context, st *stack, ds *dataset, m marker, o options
 	progress("measuring %d targets: %d warm-up rounds, then %d rounds", len(ts), o.warm, o.rounds)
 	rep.results = measure(ctx, ts, o.warm, o.rounds)
 	rep.queryLoadAvg = benchkit.LoadAvg()
+	if sf, _, _ := revenueRanges(plan.lastDay); sf != "" {
+		progress("checking the movement invariant on the daily movements of %s to %s", sf, plan.lastDay)
+		switch c, err := a.checkMovements(ctx, sf, plan.lastDay); {
+		case err != nil:
+			rep.problems = append(rep.problems, "movement invariant: "+err.Error())
+		case len(c.Violations) > 0:
+			rep.problems = append(rep.problems, fmt.Sprintf("movement invariant broken in %d of %d period-currency blocks, first: %s",
+				len(c.Violations), c.Blocks, c.Violations[0]))
+		default:
+			rep.notes = append(rep.notes, fmt.Sprintf("movement invariant (METRICS 3.14) holds on the bench data: %d daily periods, "+
+				"%d period-currency blocks, 0 violations", c.Periods, c.Blocks))
+		}
+	}
 	return ctx.Err()
 }
 
