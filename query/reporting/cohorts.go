@@ -75,7 +75,7 @@ func (s *Store) Cohorts(ctx context.Context, req CohortsRequest) (Cohorts, error
 	f, err := cachedAt(ctx, s, "", nil, func() (*facts, error) {
 		f := &facts{}
 		g, gctx := errgroup.WithContext(ctx)
-		g.Go(func() (err error) { f.tl, err = s.loadTimeline(gctx, req.Scope, points); return })
+		g.Go(func() (err error) { f.tl, err = s.loadTimeline(gctx, req.Scope, points, usageNone); return })
 		g.Go(func() (err error) { f.ex, err = s.readExclusions(gctx, req.Scope); return })
 		g.Go(func() (err error) { f.view, err = s.readSyncView(gctx, req.Scope); return })
 		g.Go(func() (err error) {

@@ -128,7 +128,7 @@ func (s *Store) loadMovements(ctx context.Context, sc Scope, points []Date) (*mo
 func (s *Store) readMovementFacts(ctx context.Context, sc Scope, points []Date) (*movementFacts, error) {
 	f := &movementFacts{firstPaid: map[customerHash]map[string]time.Time{}}
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { f.timelineFacts, err = s.loadTimeline(gctx, sc, points); return })
+	g.Go(func() (err error) { f.timelineFacts, err = s.loadTimeline(gctx, sc, points, usageNone); return })
 	g.Go(func() (err error) { f.ex, err = s.readExclusions(gctx, sc); return })
 	g.Go(func() (err error) { f.view, err = s.readSyncView(gctx, sc); return })
 	g.Go(func() error {

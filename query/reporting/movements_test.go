@@ -61,7 +61,7 @@ func TestMovementInvariants(t *testing.T) {
 				}
 				periods, _ := Periods(rng, interval)
 				points := seriesPoints(rng, periods)
-				facts, err := store.loadTimeline(ctx(t), sc, points)
+				facts, err := store.loadTimeline(ctx(t), sc, points, usageByCustomer)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -103,8 +103,14 @@ func (s *Store) computeSeries(ctx context.Context, req Request, periods []Range,
 		observed []observedDay
 		activity UsageActivity
 	)
+	// A series that reads no customer's usage on its own reads the usage sales summed per currency
+	// and day in scope, once the exclusions are known, instead of per customer.
+	usage, totals := usageByCustomer, []tlUsage(nil)
+	if !need.concentration {
+		usage = usageScoped
+	}
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { facts, err = s.loadTimeline(gctx, req.Scope, points); return })
+	g.Go(func() (err error) { facts, err = s.loadTimeline(gctx, req.Scope, points, usage); return })
 	g.Go(func() (err error) { view, err = s.readSyncView(gctx, req.Scope); return })
 	g.Go(func() (err error) {
 		if ex, err = s.readExclusions(gctx, req.Scope); err != nil {
@@ -119,11 +125,19 @@ func (s *Store) computeSeries(ctx context.Context, req Request, periods []Range,
 			activity = s.usageActivity(hctx, req.Scope, req.CustomerScope, ex, req.Range.From.Start(), req.Range.To.End())
 			return nil
 		})
+		if usage == usageScoped {
+			h.Go(func() (err error) {
+				totals, err = s.readTimelineUsageTotals(hctx, req.Scope, req.CustomerScope, ex, points[0].AddDays(-29).Start(),
+					points[len(points)-1].End())
+				return
+			})
+		}
 		return h.Wait()
 	})
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	facts.usageTotals = totals
 	blocks := computeTimelineFor(need, facts, ex, req.CustomerScope, points, observed).blocks()[1:]
 	for i, p := range periods {
 		complete := view.coverage(p, activity.Loaded).Transactions.Complete

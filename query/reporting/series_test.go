@@ -47,14 +47,22 @@ func TestPeriods(t *testing.T) {
 }
 
 // TestSeriesComputesWhatItsMetricReads: a series of one metric computes only what that metric
-// reads (needsOf: no concentration unless asked), yet every metric's points, their currencies and
-// the series' currencies are those of the series computed in full.
+// reads (needsOf: no concentration unless asked; the usage sales summed per currency by ClickHouse,
+// in scope, unless concentration reads each customer's), yet every metric's points, their
+// currencies and the series' currencies are those of the series computed in full, in every
+// customer scope.
 func TestSeriesComputesWhatItsMetricReads(t *testing.T) {
 	e := setup(t)
 	generated(e.fx, "app-g", 200, 3)
 	e.fx.Flush(t)
 	store := New(e.conn, WithClock(reportingtest.Clock))
-	req := Request{Scope: scopeOf("app-g"), Range: Range{From: MustDate("2025-06-01"), To: MustDate("2026-03-31")}, CustomerScope: ScopeIncluded}
+	for _, cs := range []CustomerScope{ScopeIncluded, ScopeExcluded, ScopeAll} {
+		t.Run(string(cs), func(t *testing.T) { seriesComputesWhatItsMetricReads(t, store, cs) })
+	}
+}
+
+func seriesComputesWhatItsMetricReads(t *testing.T, store *Store, cs CustomerScope) {
+	req := Request{Scope: scopeOf("app-g"), Range: Range{From: MustDate("2025-06-01"), To: MustDate("2026-03-31")}, CustomerScope: cs}
 	for _, interval := range []string{IntervalDay, IntervalMonth} {
 		full, err := store.seriesResult(ctx(t), req, interval)
 		if err != nil {

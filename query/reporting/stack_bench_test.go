@@ -98,6 +98,16 @@ WHERE slug = 'bench' OR workspace_id = ? GROUP BY workspace_id LIMIT 1`, ws).Sca
 		measure("metric "+m, func() error { _, err := s.Metric(c, m, req); return err })
 	}
 	measure("kept: summary", func() error { _, err := kept.Summary(c, req); return err })
+	// The revenue rows of make bench-query (bench/query/target_revenue.go): 365 daily points ending on
+	// the summary's last date, the 12 calendar months before that date's month.
+	year := Request{Scope: sc, Range: Range{From: rng.To.AddDays(-364), To: rng.To}, CustomerScope: ScopeIncluded}
+	measure("series mrr daily 365", func() error { _, err := s.Series(c, MetricMRR, IntervalDay, year); return err })
+	month := Date{time.Date(rng.To.Start().Year(), rng.To.Start().Month(), 1, 0, 0, 0, 0, time.UTC)}
+	months := Request{Scope: sc, Range: Range{From: Date{month.Start().AddDate(0, -12, 0)}, To: month.AddDays(-1)}, CustomerScope: ScopeIncluded}
+	measure("movements monthly 12", func() error {
+		_, err := s.Movements(c, MovementsRequest{Request: months, Interval: IntervalMonth})
+		return err
+	})
 	attribution := AttributionRequest{Scope: sc, Range: rng, GroupBy: GroupUTMCampaign}
 	measure("attribution by campaign", func() error { _, err := s.Attribution(c, attribution); return err })
 	var page CustomerList

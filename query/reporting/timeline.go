@@ -54,6 +54,10 @@ type tlCustomer struct {
 type timelineFacts struct {
 	customers []*tlCustomer
 	index     map[customerHash]*tlCustomer
+	// usageTotals are the usage sales per currency and day of the customers in scope, read instead
+	// of each customer's (tlCustomer.usage) by a series that reads no customer's usage on its own
+	// (no concentration): a few hundred rows instead of one per customer and day with a sale.
+	usageTotals []tlUsage
 }
 
 func (f *timelineFacts) get(k customerHash) *tlCustomer {
@@ -66,14 +70,24 @@ func (f *timelineFacts) get(k customerHash) *tlCustomer {
 	return c
 }
 
-// loadTimeline reads the facts that decide billing on every date of points (sorted, at least one).
-func (s *Store) loadTimeline(ctx context.Context, sc Scope, points []Date) (*timelineFacts, error) {
+// timelineUsage is which usage sales loadTimeline reads.
+type timelineUsage int
+
+const (
+	usageNone       timelineUsage = iota // movements and cohorts: subscription MRR only
+	usageByCustomer                      // each customer's, per currency and day (concentration)
+	usageScoped                          // none: the caller reads the scoped totals (readTimelineUsageTotals)
+)
+
+// loadTimeline reads the facts that decide billing on every date of points (sorted, at least one),
+// with each customer's usage sales when usage is usageByCustomer.
+func (s *Store) loadTimeline(ctx context.Context, sc Scope, points []Date, usage timelineUsage) (*timelineFacts, error) {
 	first, last := points[0], points[len(points)-1]
 	var (
 		charges  []tlRawCharge
 		fallback []tlFallbackRow
 		payments []tlPaymentRow
-		usage    []tlUsageRow
+		sales    []tlUsageRow
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
@@ -88,14 +102,16 @@ func (s *Store) loadTimeline(ctx context.Context, sc Scope, points []Date) (*tim
 		payments, err = s.readTimelinePayments(gctx, sc, last.End(), end.AddDate(0, 0, -monthlyEvidenceDays), end.AddDate(0, 0, -annualEvidenceDays))
 		return err
 	})
-	g.Go(func() (err error) {
-		usage, err = s.readTimelineUsage(gctx, sc, first.AddDays(-29).Start(), last.End())
-		return err
-	})
+	if usage == usageByCustomer {
+		g.Go(func() (err error) {
+			sales, err = s.readTimelineUsage(gctx, sc, first.AddDays(-29).Start(), last.End())
+			return err
+		})
+	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	return assembleTimeline(charges, fallback, payments, usage), nil
+	return assembleTimeline(charges, fallback, payments, sales), nil
 }
 
 // Rows as read.
@@ -305,6 +321,43 @@ func (s *Store) readTimelineUsage(ctx context.Context, sc Scope, from, to time.T
 			return nil, fmt.Errorf("read usage: %w", err)
 		}
 		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// readTimelineUsageTotals reads the usage sales of the customers the scope admits per currency and
+// day in [from, to) (selectTimelineUsageTotals), each currency's days sorted.
+func (s *Store) readTimelineUsageTotals(ctx context.Context, sc Scope, cs CustomerScope, ex *exclusions, from, to time.Time) ([]tlUsage, error) {
+	q := new(stmt).add(selectTimelineUsageTotals, sc.WorkspaceID, sc.apps(), epoch(from), epoch(to))
+	if !scopeFilterByID(q, cs, ex, sc) {
+		return nil, nil
+	}
+	text, args := q.add(timelineUsageTotalsTail).query()
+	rows, err := s.conn.Query(ctx, text, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read usage: %w", err)
+	}
+	defer rows.Close()
+	var out []tlUsage
+	for rows.Next() {
+		var (
+			cur        string
+			day        uint32
+			gross, net int64
+			n          uint64
+		)
+		if err := rows.Scan(&cur, &day, &gross, &net, &n); err != nil {
+			return nil, fmt.Errorf("read usage: %w", err)
+		}
+		i := slices.IndexFunc(out, func(u tlUsage) bool { return u.currency == cur })
+		if i < 0 {
+			out, i = append(out, tlUsage{currency: cur}), len(out)
+		}
+		u := &out[i]
+		u.days, u.gross, u.net, u.count = append(u.days, int32(day)), append(u.gross, gross), append(u.net, net), append(u.count, int64(n))
+	}
+	for i := range out {
+		sortUsage(&out[i])
 	}
 	return out, rows.Err()
 }

@@ -15,7 +15,8 @@ var timelineSQL = map[string]string{
 	"selectTimelineCharges": selectTimelineCharges, "selectTimelineFallback": selectTimelineFallback,
 	"selectTimelinePayments": selectTimelinePayments, "selectTimelineUsage": selectTimelineUsage,
 	"selectFirstPayments": selectFirstPayments, "observedByDayHead": observedByDayHead, "observedByDayTail": observedByDayTail,
-	"selectCohortInstalls": selectCohortInstalls,
+	"selectCohortInstalls": selectCohortInstalls, "selectTimelineUsageTotals": selectTimelineUsageTotals,
+	"timelineUsageTotalsTail": timelineUsageTotalsTail,
 }
 
 // TestTimelineQueriesRunOnCurrentClickHouse is TestQueriesRunOnCurrentClickHouse for the timeline
@@ -27,8 +28,10 @@ func TestTimelineQueriesRunOnCurrentClickHouse(t *testing.T) {
 	reportingtest.Example37(e.fx, "app-1")
 	e.fx.Flush(t)
 	req := MovementsRequest{Request: Request{Scope: scopeOf("app-1"), Range: defaultRange, CustomerScope: ScopeIncluded}, Interval: IntervalWeek}
-	if _, err := e.store.Series(ctx(t), MetricMRR, IntervalWeek, req.Request); err != nil {
-		t.Fatal(err)
+	for _, m := range []string{MetricMRR, MetricCustomerConcentration} { // usage per currency, and per customer
+		if _, err := e.store.Series(ctx(t), m, IntervalWeek, req.Request); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := e.store.Movements(ctx(t), req); err != nil {
 		t.Fatal(err)

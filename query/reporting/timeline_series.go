@@ -64,6 +64,14 @@ func computeTimelineFor(need timelineNeeds, f *timelineFacts, ex *exclusions, cs
 			out.sums[i].merge(&parts[p][i])
 		}
 	}
+	// Usage read per currency (timelineFacts.usageTotals), already scoped: what sumTimeline adds per
+	// customer, added once.
+	if len(f.usageTotals) > 0 {
+		var buf sweepBuffers
+		all := &tlCustomer{usage: f.usageTotals}
+		usageAt(all, points, &buf, func(i int, cur string, gross int64) { out.sums[i].get(cur).usage += gross })
+		billedAt(all, points, &buf, func(i int, cur string, b BilledUsage) { out.sums[i].get(cur).addBilled(b) })
+	}
 	// Observed usage charges of each interval, already scoped (METRICS 3.11); a currency with one
 	// has a block, as in the summary.
 	i := 1
@@ -110,12 +118,7 @@ func sumTimeline(need timelineNeeds, customers []*tlCustomer, ex *exclusions, cs
 			usage[i] = usage[i][:0]
 		}
 		usageAt(c, points, &buf, func(i int, cur string, gross int64) { usage[i] = append(usage[i], curGross{cur, gross}) })
-		billedAt(c, points, &buf, func(i int, cur string, b BilledUsage) {
-			a := sums[i].get(cur)
-			a.billed.GrossCents += b.GrossCents
-			a.billed.NetCents += b.NetCents
-			a.billed.TransactionCount += b.TransactionCount
-		})
+		billedAt(c, points, &buf, func(i int, cur string, b BilledUsage) { sums[i].get(cur).addBilled(b) })
 		for i := range points {
 			// Nothing to add at a point where the customer is not paying, was not paying at the
 			// previous one and has no usage.
@@ -155,6 +158,13 @@ func sumTimeline(need timelineNeeds, customers []*tlCustomer, ex *exclusions, cs
 		}
 	}
 	return sums
+}
+
+// addBilled adds an interval's billed usage.
+func (a *currencyAcc) addBilled(b BilledUsage) {
+	a.billed.GrossCents += b.GrossCents
+	a.billed.NetCents += b.NetCents
+	a.billed.TransactionCount += b.TransactionCount
 }
 
 // blocks are each point's currency blocks (METRICS 3.1–3.11; the range sums over the interval

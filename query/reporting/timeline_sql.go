@@ -60,6 +60,19 @@ FROM reporting_usage_sales FINAL
 WHERE workspace_id = ? AND app_id IN ? AND created_at >= toDateTime(?) AND created_at < toDateTime(?)
 GROUP BY public_id, currency, day`
 
+// selectTimelineUsageTotals is selectTimelineUsage per currency and day for the customers in scope:
+// head, scope condition (on public_id, which never changes under FINAL), tail. A series that shows
+// no customer's usage (every metric but concentration) sums the same rows per currency, so
+// ClickHouse sums them instead of sending one row per customer and day. Arguments: workspace, apps,
+// from, to.
+const (
+	selectTimelineUsageTotals = `SELECT currency, intDiv(toUInt32(created_at), 86400) AS day, sum(gross_cents), sum(net_cents), count()
+FROM reporting_usage_sales FINAL
+WHERE workspace_id = ? AND app_id IN ? AND created_at >= toDateTime(?) AND created_at < toDateTime(?)`
+	timelineUsageTotalsTail = `
+GROUP BY currency, day`
+)
+
 // selectFirstPayments is each customer's first positive subscription payment per currency before
 // an instant: whether a customer who starts paying in a period had paid before in that currency
 // (reactivation) or not (new) (METRICS 3.14). A duplicate changes no minimum. Arguments: workspace,
