@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/revtrack/revtrack/adminapi"
+	webconsole "github.com/revtrack/revtrack/console"
 	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/ingest"
 	"github.com/revtrack/revtrack/ingest/platformsync"
@@ -169,6 +170,7 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 			Reporting: reports, Budget: limits, Log: queryLog}).Register(engine)
 		querymcp.New(querymcp.Deps{Reporting: reports, Keys: store, SyncRuns: querymcp.SyncRuns(in.clickhouse), Budget: limits, Registry: reg,
 			Log: a.log.With("component", "mcp")}).Register(engine)
+		webconsole.Register(engine) // the web console at / (docs/CONSOLE.md); API paths keep their 404s
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
