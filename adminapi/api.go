@@ -54,11 +54,22 @@ type API struct {
 	Ads *AdsAPI
 	// Analysts grants the workspace's analyst access (analyst.go); nil answers 409 not configured.
 	Analysts AnalystAccess
+	// People and Console are console sign-in: users, members, one-time links (controlplane) and
+	// sessions (session.go); without them the people routes answer 409 and only keys authenticate.
+	People  People
+	Console *Console
 }
 
-// Register mounts the routes behind key authentication and the admin scope.
+// Register mounts the routes behind key or session authentication and RouteAccess (roles.go), and
+// the session routes (session.go).
 func (a *API) Register(r gin.IRouter) {
-	g := r.Group("/api/admin", noStore, authn.Middleware(a.Store, writeError), authn.RequireAdmin(writeError))
+	a.registerSession(r)
+	var console *authn.Console
+	if a.Console != nil {
+		console = a.Console.Auth
+	}
+	g := r.Group("/api/admin", noStore, authn.MiddlewareWithConsole(a.Store, console, writeError), requireAccess(writeError))
+	a.registerMembers(g)
 	g.GET("/sources", a.listSources)
 	g.POST("/sources", a.createSource)
 	g.GET("/sources/:id", a.getSource)
@@ -83,6 +94,10 @@ func noStore(c *gin.Context) { c.Header("Cache-Control", "no-store"); c.Next() }
 
 // writeError is this edge's one error-to-status table: toAPIError maps, apierror writes.
 func writeError(c *gin.Context, err error) {
+	var throttled *authn.ThrottledError
+	if errors.As(err, &throttled) {
+		c.Header("Retry-After", strconv.Itoa(throttled.Seconds()))
+	}
 	apierror.Write(c, toAPIError(err))
 }
 
@@ -111,9 +126,12 @@ func toAPIError(err error) *apierror.Error {
 	var ae *apierror.Error
 	var scopes *uploader.MissingScopesError
 	var retry *uploader.RetryError
+	var throttled *authn.ThrottledError
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case errors.As(err, &throttled):
+		return throttled.APIError()
 	case errors.Is(err, controlplane.ErrInvalidKey):
 		return errUnauthorized
 	case errors.Is(err, controlplane.ErrInactiveSubs):

@@ -55,7 +55,10 @@ var (
 
 // API serves /api/v1.
 type API struct {
-	Keys     authn.Keys
+	Keys authn.Keys
+	// Console authenticates console sessions as well as keys (authn.MiddlewareWithConsole); nil:
+	// keys only.
+	Console  *authn.Console
 	Sources  Sources
 	Tracking TrackingReader
 	// Reporting serves the summary, metrics and customers routes.
@@ -75,7 +78,7 @@ func (a *API) Register(r gin.IRouter) {
 		a.Now = time.Now
 	}
 	registerOpenAPI(r)
-	v1 := r.Group("/api/v1", noStore, authn.Middleware(a.Keys, writeError), authn.RequireWorkspaceKey(writeError), a.admit)
+	v1 := r.Group("/api/v1", noStore, authn.MiddlewareWithConsole(a.Keys, a.Console, writeError), authn.RequireWorkspaceKey(writeError), a.admit)
 	v1.GET("/tracking/events", a.trackingEvents)
 	v1.GET("/tracking/sources/:id/status", a.trackingStatus)
 	v1.GET("/tracking/funnel", a.trackingFunnel)

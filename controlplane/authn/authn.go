@@ -30,14 +30,23 @@ var ErrForbiddenScope = errors.New("this operation needs an admin-scoped key (cr
 var ErrSourceKey = errors.New("a tracking private key (tracker_sk_…) reads reporting data through the MCP endpoint /api/mcp only: " +
 	"call the REST API with a workspace API key (revtrack_sk_…; `revtrack admin key create`)")
 
-// Caller is an authenticated request's identity.
+// Caller is an authenticated request's identity: a key, or a console session (session.go), whose
+// User, Role and Session are then set.
 type Caller struct {
 	Principal controlplane.Principal
 	Workspace controlplane.Workspace
+	User      *controlplane.User
+	Role      string
+	Session   *Session
 }
 
 // Actor names the caller in the audit log.
-func (c Caller) Actor() string { return "key:" + c.Principal.KeyID }
+func (c Caller) Actor() string {
+	if c.User != nil {
+		return "user:" + c.User.ID
+	}
+	return "key:" + c.Principal.KeyID
+}
 
 const callerKey = "revtrack.caller"
 

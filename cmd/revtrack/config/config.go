@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/revtrack/revtrack/controlplane"
+	"github.com/revtrack/revtrack/controlplane/authn"
 	"github.com/revtrack/revtrack/ingest"
 	"github.com/revtrack/revtrack/ingest/platformsync"
 	"github.com/revtrack/revtrack/internal/clickhousex"
@@ -71,6 +72,8 @@ type Config struct {
 	AllowDevelopmentKey bool
 	// Egress is the policy of every call to a third-party platform (partner API, Google).
 	Egress egress.Policy
+	// Sessions are console sign-in's sessions, throttle and one-time links (query component).
+	Sessions authn.SessionConfig
 }
 
 // Default returns the configuration for the local stack.
@@ -91,6 +94,7 @@ func Default() Config {
 		Uploader:       uploader.DefaultConfig(),
 		AutoMigrate:    true,
 		EncryptionKeys: controlplane.DevelopmentEncryptionKeys,
+		Sessions:       authn.DefaultSessionConfig(),
 	}
 }
 
@@ -121,6 +125,7 @@ func (c *Config) RegisterFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.AllowDevelopmentKey, "allow-development-encryption-key", c.AllowDevelopmentKey, "let a server start while sealing secrets with the published "+
 		controlplane.DevelopmentKeyID+" key (local development and tests only; servers refuse it otherwise)")
 	c.Egress.RegisterFlags(fs)
+	c.Sessions.RegisterFlags(fs)
 }
 
 // EnvName is the environment variable that sets a flag: REVTRACK_ plus the upper-cased flag name.
@@ -150,7 +155,7 @@ func (c *Config) Validate() error {
 	c.PlatformSync.Egress = c.Egress
 	c.Uploader.Egress = c.Egress
 	errs := []error{c.Log.Validate(), c.Kafka.Validate(), c.ClickHouse.Validate(), c.Redis.Validate(), c.Process.Validate(), c.Ingest.Validate(),
-		c.QueryLimits.Validate(), c.PlatformSync.Validate(), c.Uploader.Validate()}
+		c.QueryLimits.Validate(), c.PlatformSync.Validate(), c.Uploader.Validate(), c.Sessions.Validate()}
 	if _, _, err := net.SplitHostPort(c.HTTP.Addr); err != nil {
 		errs = append(errs, fmt.Errorf("http-addr: %w", err))
 	}

@@ -1,0 +1,56 @@
+package controlplane_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/revtrack/revtrack/controlplane"
+)
+
+// TestPasswordHash: an argon2id PHC string with RFC 9106's second recommended parameters, a fresh
+// salt per hash, verified only by the same password; the password is nowhere in it; short
+// passwords are refused; an unknown address costs about what a wrong password does.
+func TestPasswordHash(t *testing.T) {
+	const pw = "correct horse battery"
+	start := time.Now()
+	h, err := controlplane.HashPassword(pw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("one argon2id hash (m=64 MiB, t=3, p=4): %v", time.Since(start))
+	if !strings.HasPrefix(h, "$argon2id$v=19$m=65536,t=3,p=4$") || strings.Contains(h, pw) {
+		t.Fatalf("hash %q", h)
+	}
+	h2, _ := controlplane.HashPassword(pw)
+	if h2 == h {
+		t.Error("two hashes of one password are equal: the salt is not random")
+	}
+	if err := controlplane.VerifyPassword(h, pw); err != nil {
+		t.Errorf("right password: %v", err)
+	}
+	for _, wrong := range []string{"correct horse battery ", "Correct horse battery", ""} {
+		if err := controlplane.VerifyPassword(h, wrong); !errors.Is(err, controlplane.ErrWrongPassword) {
+			t.Errorf("%q: %v", wrong, err)
+		}
+	}
+	for _, bad := range []string{"", "$argon2i$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA", "$argon2id$v=19$m=65536,t=3,p=4$!!$!!"} {
+		if err := controlplane.VerifyPassword(bad, pw); !errors.Is(err, controlplane.ErrWrongPassword) {
+			t.Errorf("hash %q: %v", bad, err)
+		}
+	}
+	if _, err := controlplane.HashPassword("elevenchars"); !errors.Is(err, controlplane.ErrInvalid) {
+		t.Errorf("an 11-character password: %v", err)
+	}
+	start = time.Now()
+	controlplane.BurnPasswordCheck(pw)
+	burn := time.Since(start)
+	start = time.Now()
+	_ = controlplane.VerifyPassword(h, "wrong password here")
+	wrong := time.Since(start)
+	t.Logf("unknown address %v, wrong password %v", burn, wrong)
+	if burn < wrong/3 {
+		t.Errorf("an unknown address (%v) answers much faster than a wrong password (%v)", burn, wrong)
+	}
+}
