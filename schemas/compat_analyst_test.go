@@ -174,6 +174,18 @@ SELECT 'b-1', 'src', 'ws', 'app-1', 'acq-1', 'page_view', toDateTime('2026-03-10
 first_tracker_ref)
 SELECT 'b-2', 'src', 'ws', 'app-1', 'acq-1', 'page_view', toDateTime('2026-03-10 10:05:00', 'UTC'), toDateTime('2026-03-10 10:05:01', 'UTC'),
 'newsletter', 'partner-7'`,
+	// Daily MRR (migration 0022): generation 1 superseded by generation 2, whose span of 3 days and
+	// movement the views show; generation 3's rows are written but not recorded yet.
+	`INSERT INTO customer_mrr_spans (workspace_id, app_id, generation, public_id, customer_id, shop_domain, currency, from_date, to_date,
+mrr_cents, subscription_mrr_cents, usage_mrr_cents, paying, excluded, computed_at)
+SELECT 'ws', 'app-1', g, 'cus_1', 'c-1', 'one.example', 'USD', toDate('2026-03-08'), toDate('2026-03-10'), 4900 + g, 4900 + g, 0, 1, 0,
+toDateTime('2026-03-10 12:00:00', 'UTC') FROM (SELECT arrayJoin([1, 2, 3]) AS g)`,
+	`INSERT INTO customer_mrr_movements (workspace_id, app_id, generation, public_id, customer_id, shop_domain, currency, date, kind,
+movement_cents, subscription_mrr_before_cents, subscription_mrr_after_cents, excluded, computed_at)
+SELECT 'ws', 'app-1', g, 'cus_1', 'c-1', 'one.example', 'USD', toDate('2026-03-08'), 'new', 4900 + g, 0, 4900 + g, 0,
+toDateTime('2026-03-10 12:00:00', 'UTC') FROM (SELECT arrayJoin([1, 2, 3]) AS g)`,
+	`INSERT INTO customer_mrr_generations (workspace_id, app_id, generation, computed_at, through_date, inputs_version, customers, spans, movements)
+SELECT 'ws', 'app-1', arrayJoin([1, 2]), toDateTime('2026-03-10 12:00:00', 'UTC'), toDate('2026-03-10'), 'v', 1, 1, 1`,
 	// f-1 first written unattributed, then attributed by its own acquisition ID (higher version).
 	`INSERT INTO funnel_events (workspace_id, source_id, app_id, event_id, name, occurred_at, acquisition_source_id, acquisition_id,
 acquisition_resolved_by, shop_domain, amount_cents, currency, version)
@@ -221,6 +233,10 @@ AND sumIf(gross_cents, currency = 'USD' AND type = 'subscription') = 4900
 AND sumIf(fees_cents, currency = 'USD' AND type = 'subscription') = 877
 AND sumIf(transaction_count, currency = 'USD') = 2 AND sumIf(net_cents, currency = 'USD') = 3173
 AND sumIf(gross_cents, currency = 'EUR') = 3900 AND min(date) = toDate('2026-03-10') AS ok FROM analyst_daily_revenue`},
+	{"daily MRR: a span expanded into its days, the current generation only", `SELECT count() = 3 AND min(date) = toDate('2026-03-08')
+AND max(date) = toDate('2026-03-10') AND min(mrr_cents) = 4902 AND max(mrr_cents) = 4902 AS ok FROM analyst_customer_mrr_daily`},
+	{"MRR movements of the current generation only", `SELECT count() = 1 AND any(kind) = 'new' AND any(movement_cents) = 4902
+AS ok FROM analyst_mrr_movements`},
 	{"daily usage from de-duplicated events", `SELECT count() = 1 AND any(event_count) = 2 AND any(total_quantity) = 5 AND any(customers) = 1
 AS ok FROM analyst_daily_usage`},
 }

@@ -80,7 +80,7 @@ func fill(t *testing.T, conn driver.Conn, db, ws, app string) {
 	ctx := testenv.Ctx(t)
 	for _, table := range []string{"workspaces", "apps", "platform_customers", "customer_exclusions", "platform_lifecycle_events",
 		"platform_charges", "platform_transactions", "platform_usage_charges", "usage_events", "sync_runs", "acquisitions", "funnel_events",
-		"shop_attribution"} {
+		"shop_attribution", "customer_mrr_generations", "customer_mrr_spans", "customer_mrr_movements"} {
 		rows, err := conn.Query(ctx, "SELECT name, type FROM system.columns WHERE database = ? AND table = ? AND default_kind = ''", db, table)
 		if err != nil {
 			t.Fatal(err)
