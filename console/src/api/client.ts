@@ -29,7 +29,10 @@ const headers: Middleware = {
   },
 };
 
-export const api = createClient<Paths>({ baseUrl: '', credentials: 'same-origin' });
+// Same origin: the binary that serves the console serves the APIs.
+// fetch is looked up per call (not captured once) so that tests can stand in for it.
+export const api = createClient<Paths>({ baseUrl: globalThis.location?.origin ?? '', credentials: 'same-origin',
+  fetch: (req: Request) => globalThis.fetch(req) });
 api.use(headers);
 
 export type ApiError = { error: string; message: string };

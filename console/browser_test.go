@@ -1,0 +1,110 @@
+package console_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/revtrack/revtrack/cmd/revtrack/cli"
+	"github.com/revtrack/revtrack/cmd/revtrack/runapp"
+	"github.com/revtrack/revtrack/devtools/devcli"
+	"github.com/revtrack/revtrack/devtools/partnerfake"
+	"github.com/revtrack/revtrack/internal/testenv"
+	"github.com/revtrack/revtrack/internal/testenv/pipeline"
+)
+
+var (
+	seedKey   = regexp.MustCompile(`api_key=(revtrack_sk_\w+)`)
+	seedEmail = regexp.MustCompile(`\bemail=(\S+)`)
+	seedPass  = regexp.MustCompile(`\bpassword=(\S+)`)
+)
+
+// TestConsoleInChromium runs browsertest/*.test.mjs — the console in Debian's Chromium — against
+// `revtrack all` on the test stack with make run's demo data (the partner API fake's demo set,
+// seeded with `revtrack-dev seed-demo` and synced with `revtrack admin sync run`), as docs/TESTING.md
+// describes. The console under test is the one embedded in this test binary: `make test` builds it
+// (make console) before compiling. CONSOLE_SCREENSHOTS=<dir> makes the screen tests write their
+// screenshots there (make console-screenshots).
+func TestConsoleInChromium(t *testing.T) {
+	dir, _ := filepath.Abs(".")
+	if _, err := os.Stat(filepath.Join(dir, "dist", "index.html")); err != nil {
+		t.Fatal("console/dist is not built: run `make build` or `make test` (they build the console first)")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "playwright-core")); err != nil {
+		t.Fatal("the console's Node packages are missing: run `make test` (it runs npm ci in console/)")
+	}
+	db := pipeline.Migrated(t)
+	cfg := partnerfake.DefaultServerConfig()
+	cfg.RequestsPerSecond = 0
+	fake := httptest.NewServer(partnerfake.NewServer(partnerfake.Generate(partnerfake.DemoConfig(time.Now())), cfg))
+	t.Cleanup(fake.Close)
+	kc := testenv.KafkaConfig(t)
+	app := runapp.Start(t, kc, db.CH, db.RedisC, "--log-level", "warn", "--platform-sync-interval", "0", "--partner-api-base-url", fake.URL)
+
+	var out, logs bytes.Buffer
+	if code := devcli.Execute(context.Background(), []string{"seed-demo", "--clickhouse-addr", db.CH.Addr,
+		"--clickhouse-database", db.CH.Database, "--redis-addr", db.RedisC.Addr, "--redis-key-prefix", db.RedisC.KeyPrefix}, &out, &logs); code != 0 {
+		t.Fatalf("seed-demo: %s", logs.String())
+	}
+	seed := out.String()
+	key := seedKey.FindStringSubmatch(seed)
+	if key == nil {
+		t.Fatalf("seed-demo printed %q", seed)
+	}
+	out.Reset()
+	logs.Reset()
+	if code := cli.Execute(context.Background(), []string{"admin", "sync", "run", "demo", "--timeout", "5m",
+		"--clickhouse-addr", db.CH.Addr, "--clickhouse-database", db.CH.Database, "--redis-addr", db.RedisC.Addr,
+		"--redis-key-prefix", db.RedisC.KeyPrefix, "--kafka-brokers", strings.Join(kc.Brokers, ","), "--kafka-topic-suffix", kc.TopicSuffix,
+		"--partner-api-base-url", fake.URL, "--egress-allow-private-networks", "--allow-development-encryption-key"}, &out, &logs); code != 0 {
+		t.Fatalf("admin sync run: exit %d: %s", code, logs.String())
+	}
+	waitForRevenue(t, app.URL(), key[1])
+
+	env := append(os.Environ(), "CONSOLE_URL="+app.URL(), "CONSOLE_API_KEY="+key[1], "CONSOLE_EMAIL=", "CONSOLE_PASSWORD=")
+	// The demo owner seed-demo creates once the session API is in (issue 15's contract); until then
+	// the harness drives the screens with the key and skips the sign-in tests.
+	if e, p := seedEmail.FindStringSubmatch(seed), seedPass.FindStringSubmatch(seed); e != nil && p != nil {
+		env = append(env, "CONSOLE_EMAIL="+e[1], "CONSOLE_PASSWORD="+p[1])
+	} else {
+		t.Log("seed-demo printed no demo owner: the sign-in tests are skipped")
+	}
+	cmd := exec.Command("node", "--test", "--test-reporter=spec", "--test-concurrency=1", "browsertest/")
+	cmd.Dir = dir
+	cmd.Env = env
+	res, err := cmd.CombinedOutput()
+	t.Logf("browser tests:\n%s", res)
+	if err != nil {
+		t.Fatalf("browser tests failed: %v\nrevtrack logs:\n%s", err, app.Logs.String())
+	}
+}
+
+// waitForRevenue waits until the synced demo data is in the reporting tables: the summary has a
+// paying customer.
+func waitForRevenue(t *testing.T, base, key string) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Second) {
+		req, _ := http.NewRequest(http.MethodGet, base+"/api/v1/summary", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		var s struct{ Currencies []string }
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			_ = json.NewDecoder(resp.Body).Decode(&s)
+			resp.Body.Close()
+		}
+		if len(s.Currencies) > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the demo data did not reach the summary within 2 minutes")
+		}
+	}
+}

@@ -1,0 +1,166 @@
+// The console in Debian's Chromium against a real `revtrack all` with the demo data (console/
+// browser_test.go starts it and sets the env; harness.mjs says what each variable is).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { api, axe, count, env, initialJS, launch, money, newPage, percent, realSessions, screenshot, signIn } from './harness.mjs';
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+const day = (d) => d.toISOString().slice(0, 10);
+const today = new Date();
+const range = { from: day(new Date(today.getTime() - 89 * 86400000)), to: day(today) };
+const rangeHash = `from=${range.from}&to=${range.to}`;
+
+// open signs in on a fresh page at the screen; the caller closes the context.
+async function open(hash) {
+  const p = await newPage(browser);
+  await signIn(p.page, hash);
+  return p;
+}
+
+async function noSeriousViolations(page, screen) {
+  assert.deepEqual(await axe(page), [], `${screen}: axe-core found serious or critical violations`);
+}
+
+test('sign-in with a wrong password is refused with one message; the right one signs in; sign-out ends it', { skip: !realSessions && 'the session API is not in this build' }, async () => {
+  const { context, page, problems } = await newPage(browser);
+  await page.goto(`${env.url}/`);
+  await page.getByLabel('E-mail').fill(env.email);
+  await page.getByLabel('Password').fill(env.password + 'x');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  assert.match(await alert.textContent(), /\S/);
+  await screenshot(page, 'sign-in');
+  await noSeriousViolations(page, 'sign-in');
+  await page.getByLabel('Password').fill(env.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  // The cookie is gone on the server too: a reload stays signed out.
+  await page.reload();
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  assert.deepEqual(problems.filter((p) => !/401/.test(p)), []);
+  await context.close();
+});
+
+test('Overview shows every currency\'s numbers exactly as GET /api/v1/summary answers them', async () => {
+  const { context, page, problems } = await open(`#/overview?${rangeHash}`);
+  const summary = await api('/api/v1/summary', range);
+  assert.ok(summary.currencies.length > 0, 'the demo data has paying customers');
+  await page.locator(`[data-testid="kpi-${summary.currencies[0]}-mrrCents"]`).waitFor();
+  const money_ = ['mrrCents', 'arrCents', 'arpuCents'];
+  const pct = ['netRevenueRetentionRate', 'largestCustomerShare', 'topTenCustomerShare'];
+  let checked = 0;
+  for (const c of summary.currencies) {
+    const b = summary.byCurrency[c];
+    for (const f of [...money_, 'payingCustomers', ...pct]) {
+      const el = page.locator(`[data-testid="kpi-${c}-${f}"]`);
+      const want = money_.includes(f) ? money(b[f], c) : f === 'payingCustomers' ? count(b[f]) : percent(b[f]);
+      assert.equal(await el.getAttribute('data-value'), b[f] === null ? 'null' : String(b[f]), `${c} ${f} value`);
+      assert.equal(await el.textContent(), want, `${c} ${f} as shown`);
+      checked++;
+    }
+  }
+  console.log(`CONSOLE overview_numbers_checked=${checked} currencies=${summary.currencies.join(',')}`);
+  await page.locator('figure.chart canvas').first().waitFor();
+  await page.getByTestId('coverage').waitFor();
+  if (summary.staleDataWarning) await page.getByTestId('stale-warning').waitFor();
+  await screenshot(page, 'overview');
+  await noSeriousViolations(page, 'overview');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Overview: time to visible data after navigation (measured, not asserted)', async () => {
+  const { context, page } = await open(`#/account`);
+  const summary = await api('/api/v1/summary', range);
+  // A fresh navigation to the Overview, signed in: from navigation start to the first number shown.
+  await page.goto(`${env.url}/#/overview?${rangeHash}`);
+  await page.locator(`[data-testid="kpi-${summary.currencies[0]}-mrrCents"]`).waitFor();
+  const ms = await page.evaluate(() => Math.round(performance.now()));
+  await page.locator('figure.chart canvas').first().waitFor();
+  const chartMs = await page.evaluate(() => Math.round(performance.now()));
+  // Where the time went: each request's start and end after navigation start.
+  const timings = await page.evaluate(() => performance.getEntriesByType('resource')
+    .map((e) => `${new URL(e.name).pathname.replace(/^\/api\/v1\//, '')}@${Math.round(e.startTime)}-${Math.round(e.responseEnd)}`));
+  console.log(`CONSOLE overview_requests ${timings.join(' ')}`);
+  const { gz, raw, files } = initialJS(fileURLToPath(new URL('../dist', import.meta.url)));
+  console.log(`CONSOLE overview_visible_ms=${ms} overview_chart_ms=${chartMs} initial_js_gzip_bytes=${gz} initial_js_bytes=${raw} files=${files.join(',')}`);
+  assert.ok(gz <= 250 * 1024, `initial JavaScript is ${gz} bytes gzipped, over the 250 KB budget`);
+  await context.close();
+});
+
+test('Revenue: the MRR series by month equals GET /api/v1/metrics/mrr?interval=month; movements and cohorts render', async () => {
+  const { context, page, problems } = await open(`#/revenue?${rangeHash}&metric=mrr&interval=month`);
+  const series = await api('/api/v1/metrics/mrr', { ...range, interval: 'month' });
+  const c = series.currencies[0];
+  const last = series.points[series.points.length - 1];
+  const cell = page.getByTestId(`series-${c}-${last.date}`);
+  await cell.waitFor({ state: 'attached' });
+  for (const p of series.points) {
+    for (const cur of series.currencies) {
+      const v = p.byCurrency[cur]?.mrrCents;
+      assert.equal(await page.getByTestId(`series-${cur}-${p.date}`).textContent(), v === undefined ? '—' : money(v, cur), `${cur} ${p.date}`);
+    }
+  }
+  await page.getByTestId(`movements-${c}`).waitFor();
+  await page.getByTestId(`cohorts-${c}`).waitFor();
+  await screenshot(page, 'revenue');
+  await noSeriousViolations(page, 'revenue');
+  // Click-through: the first linked movement lists its customers.
+  const link = page.getByTestId(`movements-${c}`).locator('a').first();
+  if (await link.count()) {
+    await link.click();
+    await page.getByTestId('movers').locator('tbody tr').first().waitFor();
+    await screenshot(page, 'revenue-movement-customers');
+    await noSeriousViolations(page, 'movement customers');
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Customers: the first page is GET /api/v1/customers\' first page; a customer opens with its timeline', async () => {
+  const { context, page, problems } = await open(`#/customers?${rangeHash}`);
+  const list = await api('/api/v1/customers', { ...range, customerScope: 'included', limit: '50' });
+  const rows = page.getByTestId('customers').locator('tbody tr');
+  await rows.first().waitFor();
+  assert.equal(await rows.count(), list.customers.length);
+  assert.equal(await rows.first().locator('td').first().textContent(), list.customers[0].domain);
+  await screenshot(page, 'customers');
+  await noSeriousViolations(page, 'customers');
+  await rows.first().locator('a').click();
+  await page.getByTestId('timeline').waitFor();
+  await screenshot(page, 'customer-detail');
+  await noSeriousViolations(page, 'customer detail');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Acquisition: the attribution table has the API\'s rows, the unattributed one included', async () => {
+  const { context, page, problems } = await open(`#/acquisition?${rangeHash}`);
+  const attr = await api('/api/v1/attribution', { ...range, groupBy: 'utm_campaign' });
+  const rows = page.getByTestId('attribution').locator('tbody tr');
+  await rows.first().waitFor();
+  assert.equal(await rows.count(), attr.rows.length);
+  if (attr.rows.some((r) => r.kind === 'unattributed')) {
+    await page.getByTestId('attribution').locator('tr[data-kind="unattributed"]').waitFor();
+  }
+  await screenshot(page, 'acquisition');
+  await noSeriousViolations(page, 'acquisition');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('My account renders', async () => {
+  const { context, page, problems } = await open('#/account');
+  await page.getByRole('heading', { name: 'Change password' }).waitFor();
+  await screenshot(page, 'account');
+  await noSeriousViolations(page, 'account');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
