@@ -14,7 +14,7 @@ DEV_BIN := bin/revtrack-dev
 TEST_STACK := STACK_NAME=test deploy/local/stack
 GO_TEST_FLAGS ?= -count=1 -race -timeout 15m
 
-.PHONY: vulncheck help tools chdb browser-deps mcp-deps build run test test-unit stack-up stack-down stack-status stack-test stack-test-down lint fmt tidy golden clean
+.PHONY: vulncheck help tools chdb browser-deps mcp-deps console console-screenshots build run test test-unit stack-up stack-down stack-status stack-test stack-test-down lint fmt tidy golden clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -23,14 +23,15 @@ tools: ## Install the tools that are missing (curl; jq, which the docs' examples
 	@command -v curl >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl)
 	@command -v jq >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq jq)
 
-build: ## Build bin/revtrack (the product) and bin/revtrack-dev (the fakes and the demo of make run)
+build: console ## Build the web console, then bin/revtrack (the product, which embeds it) and bin/revtrack-dev (the fakes and the demo of make run)
 	$(GO) build -o $(BIN) ./cmd/revtrack
 	$(GO) build -o $(DEV_BIN) ./cmd/revtrack-dev
 
 run: tools build ## Local stack up, migrate, demo data, every component; prints the ready line
 	deploy/local/run
 
-test: tools chdb browser-deps mcp-deps stack-test ## Every test, integration tests included, against the real test stack
+test: tools chdb browser-deps mcp-deps console stack-test ## Every test, integration tests included, against the real test stack
+	npm test --prefix $(CONSOLE) -- --reporter=dot
 	eval "$$($(TEST_STACK) env)"; export REVTRACK_KAFKA_BROKERS REVTRACK_CLICKHOUSE_ADDR REVTRACK_CLICKHOUSE_USERNAME REVTRACK_CLICKHOUSE_PASSWORD REVTRACK_REDIS_ADDR; \
 	export REVTRACK_CHDB_PYTHON=$(CURDIR)/$(CHDB_VENV)/bin/python; \
 	$(GO) vet ./... && $(GO) test $(GO_TEST_FLAGS) ./...
@@ -48,6 +49,23 @@ browser-deps: ## Install Chromium and the browser tests' Node packages
 	@if [ ! -d $(BROWSERTEST)/node_modules ] || [ $(BROWSERTEST)/package-lock.json -nt $(BROWSERTEST)/node_modules ]; then \
 		npm ci --prefix $(BROWSERTEST) --no-audit --no-fund --loglevel=error && touch $(BROWSERTEST)/node_modules; \
 	fi
+
+# The web console (docs/CONSOLE.md): its pinned Node packages (npm ci when node_modules is missing
+# or older than the lockfile), then the OpenAPI client's freshness check, the type check and vite
+# build into console/dist, which bin/revtrack embeds. Its browser tests (console/browser_test.go)
+# run in `go test` with Chromium from browser-deps.
+CONSOLE := console
+console: ## Build the web console into console/dist (embedded in bin/revtrack)
+	@command -v node >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm)
+	@if [ ! -d $(CONSOLE)/node_modules ] || [ $(CONSOLE)/package-lock.json -nt $(CONSOLE)/node_modules ]; then \
+		npm ci --prefix $(CONSOLE) --no-audit --no-fund --loglevel=error && touch $(CONSOLE)/node_modules; \
+	fi
+	npm run --prefix $(CONSOLE) --silent build
+
+console-screenshots: browser-deps console stack-test ## Screenshots of every console screen into docs/console/ (the browser tests, with the demo data)
+	mkdir -p docs/console
+	eval "$$($(TEST_STACK) env)"; export REVTRACK_KAFKA_BROKERS REVTRACK_CLICKHOUSE_ADDR REVTRACK_CLICKHOUSE_USERNAME REVTRACK_CLICKHOUSE_PASSWORD REVTRACK_REDIS_ADDR; \
+	CONSOLE_SCREENSHOTS=$(CURDIR)/docs/console $(GO) test -count=1 -run TestConsoleInChromium ./console/
 
 # The official MCP TypeScript SDK (pinned in its package-lock.json), a client of /api/mcp in the MCP
 # tests (query/mcp/clienttest).
