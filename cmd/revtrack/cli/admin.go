@@ -19,6 +19,7 @@ func (a *app) adminCommand() *cobra.Command {
 	admin.AddCommand(a.partnerCommands(), a.syncCommands(), a.customerCommands(), a.reportingCommands())
 	admin.AddCommand(a.adsCommands(), a.resealCommand())
 	admin.AddCommand(a.analystCommands())
+	admin.AddCommand(a.userCommands())
 	return admin
 }
 
