@@ -188,6 +188,8 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 		g.Go(func() error { return svc.Run(gctx) })
 		// Per-workspace analyst copies (docs/ANALYSTS.md); idle where analyst access is not configured.
 		g.Go(func() error { return a.analystManager(in, store).Schedule(gctx, a.cfg.ClickHouse.AnalystRefresh) })
+		// The analyst views of daily MRR and movements, recomputed by the reporting engine from what landed.
+		g.Go(func() error { return a.analystMRR(in, store, reg).Run(gctx, a.cfg.AnalystMRR.Interval) })
 	}
 	if upload != nil {
 		g.Go(func() error { return upload.Run(gctx) })

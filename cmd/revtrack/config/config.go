@@ -24,6 +24,7 @@ import (
 	"github.com/revtrack/revtrack/internal/obs"
 	"github.com/revtrack/revtrack/internal/redisx"
 	"github.com/revtrack/revtrack/processors"
+	"github.com/revtrack/revtrack/processors/analystmrr"
 	"github.com/revtrack/revtrack/query/budget"
 	"github.com/revtrack/revtrack/uploader"
 )
@@ -53,6 +54,8 @@ type Config struct {
 	ClickHouse clickhousex.Config
 	Redis      redisx.Config
 	Process    processors.Config
+	// AnalystMRR schedules the analyst views of daily MRR and movements (process component).
+	AnalystMRR analystmrr.Config
 	Ingest     ingest.Config
 	// QueryLimits are the reporting edge's cost limits (REST /api/v1 and MCP; query/budget).
 	QueryLimits budget.Config
@@ -88,6 +91,7 @@ func Default() Config {
 		ClickHouse:     clickhousex.DefaultConfig(),
 		Redis:          redisx.DefaultConfig(),
 		Process:        processors.DefaultConfig(),
+		AnalystMRR:     analystmrr.DefaultConfig(),
 		Ingest:         ingest.DefaultConfig(),
 		QueryLimits:    budget.DefaultConfig(),
 		PlatformSync:   platformsync.DefaultConfig(),
@@ -114,6 +118,7 @@ func (c *Config) RegisterFlags(fs *pflag.FlagSet) {
 	c.ClickHouse.RegisterFlags(fs)
 	c.Redis.RegisterFlags(fs)
 	c.Process.RegisterFlags(fs)
+	c.AnalystMRR.RegisterFlags(fs)
 	c.Ingest.RegisterFlags(fs)
 	c.QueryLimits.RegisterFlags(fs)
 	c.PlatformSync.RegisterFlags(fs)
@@ -154,7 +159,7 @@ func (c *Config) Validate() error {
 	// One egress policy for every platform client; the parts validate their addresses against it.
 	c.PlatformSync.Egress = c.Egress
 	c.Uploader.Egress = c.Egress
-	errs := []error{c.Log.Validate(), c.Kafka.Validate(), c.ClickHouse.Validate(), c.Redis.Validate(), c.Process.Validate(), c.Ingest.Validate(),
+	errs := []error{c.Log.Validate(), c.Kafka.Validate(), c.ClickHouse.Validate(), c.Redis.Validate(), c.Process.Validate(), c.AnalystMRR.Validate(), c.Ingest.Validate(),
 		c.QueryLimits.Validate(), c.PlatformSync.Validate(), c.Uploader.Validate(), c.Sessions.Validate()}
 	if _, _, err := net.SplitHostPort(c.HTTP.Addr); err != nil {
 		errs = append(errs, fmt.Errorf("http-addr: %w", err))
