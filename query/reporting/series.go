@@ -118,7 +118,7 @@ func (s *Store) computeSeries(ctx context.Context, req Request, periods []Range,
 		}
 		h, hctx := errgroup.WithContext(gctx)
 		h.Go(func() (err error) {
-			observed, err = s.readObservedDays(hctx, req.Scope, req.CustomerScope, ex, req.Range)
+			observed, err = s.readObservedDays(hctx, req.Scope, req.CustomerScope, ex, req.Range, need.observedSums)
 			return
 		})
 		h.Go(func() error {
@@ -229,9 +229,14 @@ func (s *Store) Series(ctx context.Context, name, interval string, req Request) 
 }
 
 // readObservedDays reads the observed usage charges the scope admits per currency and day of the
-// range, sorted by day (observedByDayHead).
-func (s *Store) readObservedDays(ctx context.Context, sc Scope, cs CustomerScope, ex *exclusions, rng Range) ([]observedDay, error) {
-	q := new(stmt).add(observedByDayHead, sc.WorkspaceID, sc.apps(), epoch(rng.From.Start()), epoch(rng.To.End()), sc.WorkspaceID, sc.apps())
+// range, sorted by day: their sums (observedByDayHead), or without sums only which currencies have
+// one on which day (observedCurrenciesByDayHead).
+func (s *Store) readObservedDays(ctx context.Context, sc Scope, cs CustomerScope, ex *exclusions, rng Range, sums bool) ([]observedDay, error) {
+	head := observedByDayHead
+	if !sums {
+		head = observedCurrenciesByDayHead
+	}
+	q := new(stmt).add(head, sc.WorkspaceID, sc.apps(), epoch(rng.From.Start()), epoch(rng.To.End()), sc.WorkspaceID, sc.apps())
 	if !scopeFilter(q, cs, ex, sc) {
 		return nil, nil
 	}

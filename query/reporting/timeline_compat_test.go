@@ -16,7 +16,7 @@ var timelineSQL = map[string]string{
 	"selectTimelinePayments": selectTimelinePayments, "selectTimelineUsage": selectTimelineUsage,
 	"selectFirstPayments": selectFirstPayments, "observedByDayHead": observedByDayHead, "observedByDayTail": observedByDayTail,
 	"selectCohortInstalls": selectCohortInstalls, "selectTimelineUsageTotals": selectTimelineUsageTotals,
-	"timelineUsageTotalsTail": timelineUsageTotalsTail,
+	"timelineUsageTotalsTail": timelineUsageTotalsTail, "observedCurrenciesByDayHead": observedCurrenciesByDayHead,
 }
 
 // TestTimelineQueriesRunOnCurrentClickHouse is TestQueriesRunOnCurrentClickHouse for the timeline
@@ -28,7 +28,8 @@ func TestTimelineQueriesRunOnCurrentClickHouse(t *testing.T) {
 	reportingtest.Example37(e.fx, "app-1")
 	e.fx.Flush(t)
 	req := MovementsRequest{Request: Request{Scope: scopeOf("app-1"), Range: defaultRange, CustomerScope: ScopeIncluded}, Interval: IntervalWeek}
-	for _, m := range []string{MetricMRR, MetricCustomerConcentration} { // usage per currency, and per customer
+	// Usage per currency and observed usage's currencies only; per customer; observed usage's sums.
+	for _, m := range []string{MetricMRR, MetricCustomerConcentration, MetricUsage} {
 		if _, err := e.store.Series(ctx(t), m, IntervalWeek, req.Request); err != nil {
 			t.Fatal(err)
 		}

@@ -25,14 +25,18 @@ type timelineSums struct {
 // series of one metric skips it; its blocks then carry no concentration shares.
 type timelineNeeds struct {
 	concentration bool
+	// observedSums: the observed usage charges' sums (the usage metric), else only which
+	// currencies have one on each interval (a block's presence), which ClickHouse answers without
+	// de-duplicating a year of usage records (FINAL), as the summary's metrics do (summaryNeeds).
+	observedSums bool
 }
 
 // needsAll is every field of the blocks: movements, cohorts, several metrics at once, the tests.
-var needsAll = timelineNeeds{concentration: true}
+var needsAll = timelineNeeds{concentration: true, observedSums: true}
 
 // needsOf is what a series of metric name reads (focus in metrics.go).
 func needsOf(name string) timelineNeeds {
-	return timelineNeeds{concentration: name == MetricCustomerConcentration}
+	return timelineNeeds{concentration: name == MetricCustomerConcentration, observedSums: name == MetricUsage}
 }
 
 // computeTimeline sweeps every in-scope customer across the points and sums per point and
@@ -85,13 +89,16 @@ func computeTimelineFor(need timelineNeeds, f *timelineFacts, ex *exclusions, cs
 		if o.day <= usageDay(points[0]) || o.count == 0 {
 			continue
 		}
+		out.sums[i].get(o.cur)
+		if !need.observedSums {
+			continue // only the currency's presence was read
+		}
 		if out.observed[i] == nil {
 			out.observed[i] = map[string]ObservedUsage{}
 		}
 		b := out.observed[i][o.cur]
 		b.GrossCents, b.Count = b.GrossCents+o.gross, b.Count+o.count
 		out.observed[i][o.cur] = b
-		out.sums[i].get(o.cur)
 	}
 	return out
 }

@@ -84,10 +84,15 @@ GROUP BY public_id, currency`
 
 // observedByDayHead is observedUsageHead (sql.go) per currency and UTC day, for the observed usage
 // charges of every interval of a series (METRICS 3.11): head, scope condition, observedByDayTail.
-// Arguments: workspace, apps, from, to, workspace, apps.
+// observedCurrenciesByDayHead only tells which currencies have one on which day, for the series
+// that do not show their sums: no FINAL, for the reason of observedCurrenciesHead (a record's
+// versions share its currency, time and test flags). Arguments: workspace, apps, from, to,
+// workspace, apps.
 const (
 	observedByDayHead = `SELECT currency, intDiv(toUInt32(occurred_at), 86400) AS day, sum(amount_cents), count()
 FROM reporting_observed_usage FINAL` + observedUsageWhere
+	observedCurrenciesByDayHead = `SELECT currency, intDiv(toUInt32(occurred_at), 86400) AS day, toInt64(0), count()
+FROM reporting_observed_usage` + observedUsageWhere
 	observedByDayTail = `
 GROUP BY currency, day`
 )
