@@ -2,6 +2,8 @@ package devcli
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"time"
@@ -26,9 +28,15 @@ const (
 	adminActor = "cli:admin"
 )
 
-// demoCredentials is what `make run` prints so a developer can try tracking at once.
+// demoOwnerEmail signs in to the console as the demo workspace's owner.
+const demoOwnerEmail = "owner@demo.example"
+
+// demoCredentials is what `make run` prints so a developer can try tracking and the console at
+// once.
 type demoCredentials struct {
 	APIKey, PublicKey, PrivateKey string
+	// OwnerPassword is the demo owner's console password, new on every run (shown only then).
+	OwnerPassword string
 }
 
 var demoApps = []controlplane.App{
@@ -56,8 +64,8 @@ func (a *app) seedDemoCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.out, "team=%s api_key=%s tracker_pk=%s tracker_sk=%s demo_page=%s/\n",
-				demoSlug, creds.APIKey, creds.PublicKey, creds.PrivateKey, demoPageOrigin)
+			fmt.Fprintf(a.out, "team=%s api_key=%s tracker_pk=%s tracker_sk=%s demo_page=%s/ email=%s password=%s\n",
+				demoSlug, creds.APIKey, creds.PublicKey, creds.PrivateKey, demoPageOrigin, demoOwnerEmail, creds.OwnerPassword)
 			return nil
 		}}
 }
@@ -113,10 +121,13 @@ func seedDemo(ctx context.Context, s *controlplane.Store, keys *controlplane.Key
 		if w, err = s.SetSelectedApps(ctx, adminActor, demoSlug, ids); err != nil {
 			return creds, err
 		}
-		if _, err := s.PutMember(ctx, adminActor, demoSlug, "owner@demo.example", controlplane.RoleOwner); err != nil {
-			return creds, err
-		}
 	} else if err != nil {
+		return creds, err
+	}
+	// The owner signs in to the console with a password generated on each run, printed like the
+	// keys (a run that kept the old one would have to store it somewhere to print it again).
+	creds.OwnerPassword = demoPassword()
+	if _, err := s.CreateUser(ctx, adminActor, demoSlug, demoOwnerEmail, "Demo Owner", controlplane.RoleOwner, creds.OwnerPassword); err != nil {
 		return creds, err
 	}
 	// The demo's platform data comes from the local fake partner API (`revtrack-dev partner-api`).
@@ -171,4 +182,13 @@ func excludeDemoShops(ctx context.Context, s *controlplane.Store, workspaceID st
 		}
 	}
 	return nil
+}
+
+// demoPassword is 24 random URL-safe characters: shell-safe in the ready line.
+func demoPassword() string {
+	var b [18]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:])
 }

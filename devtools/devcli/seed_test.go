@@ -13,7 +13,7 @@ import (
 	"github.com/revtrack/revtrack/internal/testenv"
 )
 
-var seedLine = regexp.MustCompile(`^team=demo api_key=(revtrack_sk_\w+) tracker_pk=(tracker_pk_\w+) tracker_sk=(tracker_sk_\w+) demo_page=(http://127\.0\.0\.1:\d+/)\n$`)
+var seedLine = regexp.MustCompile(`^team=demo api_key=(revtrack_sk_\w+) tracker_pk=(tracker_pk_\w+) tracker_sk=(tracker_sk_\w+) demo_page=(http://127\.0\.0\.1:\d+/) email=owner@demo\.example password=([\w-]{24})\n$`)
 
 // seedDemo runs `revtrack-dev seed-demo` and returns the API key, the public and the private key it
 // printed.
