@@ -161,12 +161,17 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 		if err != nil {
 			return err
 		}
-		(&adminapi.API{Store: store, Log: adminLog, Sync: syncAPI, Ads: adsAPI, Analysts: a.analystManager(in, store)}).Register(engine)
+		signIn, err := a.console(in, store)
+		if err != nil {
+			return err
+		}
+		(&adminapi.API{Store: store, Log: adminLog, Sync: syncAPI, Ads: adsAPI, Analysts: a.analystManager(in, store),
+			People: store, Console: signIn}).Register(engine)
 		queryLog := a.log.With("component", "query")
 		limits := budget.New(a.cfg.QueryLimits, &budget.RedisBuckets{Client: in.redis, Prefix: a.cfg.Redis.KeyPrefix}, reg)
 		// REST and MCP read through one reporting store: one set of kept answers, one budget.
 		reports := reporting.New(in.clickhouse, reporting.WithLogger(queryLog))
-		(&query.API{Keys: store, Sources: store, Tracking: tracking.New(in.clickhouse),
+		(&query.API{Keys: store, Console: signIn.Auth, Sources: store, Tracking: tracking.New(in.clickhouse),
 			Reporting: reports, Budget: limits, Log: queryLog}).Register(engine)
 		querymcp.New(querymcp.Deps{Reporting: reports, Keys: store, SyncRuns: querymcp.SyncRuns(in.clickhouse), Budget: limits, Registry: reg,
 			Log: a.log.With("component", "mcp")}).Register(engine)
