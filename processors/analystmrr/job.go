@@ -54,7 +54,6 @@ type current struct {
 	generation uint64
 	inputs     string
 	through    reporting.Date
-	rows       uint64
 }
 
 // unselected is the inputs version of an empty generation written for an app no longer selected
@@ -208,7 +207,7 @@ func (j *Job) currents(ctx context.Context) (map[scope]current, error) {
 			c       current
 			through uint32
 		)
-		if err := rows.Scan(&sc.ws, &sc.app, &c.generation, &c.inputs, &through, &c.rows); err != nil {
+		if err := rows.Scan(&sc.ws, &sc.app, &c.generation, &c.inputs, &through); err != nil {
 			return nil, fmt.Errorf("read generations: %w", err)
 		}
 		c.through = reporting.DateOf(time.Unix(int64(through)*86400, 0))

@@ -12,8 +12,7 @@ customers, spans, movements)`
 
 	// selectGenerations is the current (greatest) generation of every (workspace, app), as the views
 	// choose it, with what it was computed from.
-	selectGenerations = `SELECT workspace_id, app_id, max(generation), argMax(inputs_version, generation), toUInt32(argMax(through_date, generation)),
-argMax(spans, generation) + argMax(movements, generation)
+	selectGenerations = `SELECT workspace_id, app_id, max(generation), argMax(inputs_version, generation), toUInt32(argMax(through_date, generation))
 FROM customer_mrr_generations
 GROUP BY workspace_id, app_id`
 
