@@ -117,10 +117,12 @@ func (s *Store) computeSeries(ctx context.Context, req Request, periods []Range,
 			return err
 		}
 		h, hctx := errgroup.WithContext(gctx)
-		h.Go(func() (err error) {
-			observed, err = s.readObservedDays(hctx, req.Scope, req.CustomerScope, ex, req.Range, need.observedSums)
-			return
-		})
+		if need.observedSums {
+			h.Go(func() (err error) {
+				observed, err = s.readObservedDays(hctx, req.Scope, req.CustomerScope, ex, req.Range, true, nil)
+				return
+			})
+		}
 		h.Go(func() error {
 			activity = s.usageActivity(hctx, req.Scope, req.CustomerScope, ex, req.Range.From.Start(), req.Range.To.End())
 			return nil
@@ -138,7 +140,18 @@ func (s *Store) computeSeries(ctx context.Context, req Request, periods []Range,
 		return nil, err
 	}
 	facts.usageTotals = totals
-	blocks := computeTimelineFor(need, facts, ex, req.CustomerScope, points, observed).blocks()[1:]
+	sums := computeTimelineFor(need, facts, ex, req.CustomerScope, points, observed)
+	if !need.observedSums {
+		// Without their sums, the observed usage charges only give a block to a currency that has
+		// none on some interval: read after the sweep, for those currencies only (usually none, so
+		// ClickHouse reads only the currency column of a year of usage records).
+		present, err := s.readObservedDays(ctx, req.Scope, req.CustomerScope, ex, req.Range, false, sums.everywhere())
+		if err != nil {
+			return nil, err
+		}
+		sums.addObserved(points, present, false)
+	}
+	blocks := sums.blocks()[1:]
 	for i, p := range periods {
 		complete := view.coverage(p, activity.Loaded).Transactions.Complete
 		for cur, b := range blocks[i] {
@@ -229,14 +242,20 @@ func (s *Store) Series(ctx context.Context, name, interval string, req Request) 
 }
 
 // readObservedDays reads the observed usage charges the scope admits per currency and day of the
-// range, sorted by day: their sums (observedByDayHead), or without sums only which currencies have
-// one on which day (observedCurrenciesByDayHead).
-func (s *Store) readObservedDays(ctx context.Context, sc Scope, cs CustomerScope, ex *exclusions, rng Range, sums bool) ([]observedDay, error) {
-	head := observedByDayHead
-	if !sums {
-		head = observedCurrenciesByDayHead
+// range, sorted by day: their sums (observedByDayHead), or without sums only which currencies other
+// than except have one on which day (observedCurrenciesByDayHead).
+func (s *Store) readObservedDays(ctx context.Context, sc Scope, cs CustomerScope, ex *exclusions, rng Range, sums bool,
+	except []string) ([]observedDay, error) {
+	q := new(stmt)
+	switch {
+	case sums:
+		q.add(observedByDayHead)
+	case len(except) > 0:
+		q.add(observedCurrenciesByDayHead+observedOtherCurrencies, idSet(except))
+	default:
+		q.add(observedCurrenciesByDayHead)
 	}
-	q := new(stmt).add(head, sc.WorkspaceID, sc.apps(), epoch(rng.From.Start()), epoch(rng.To.End()), sc.WorkspaceID, sc.apps())
+	q.add(observedUsageWhere, sc.WorkspaceID, sc.apps(), epoch(rng.From.Start()), epoch(rng.To.End()), sc.WorkspaceID, sc.apps())
 	if !scopeFilter(q, cs, ex, sc) {
 		return nil, nil
 	}

@@ -17,6 +17,7 @@ var timelineSQL = map[string]string{
 	"selectFirstPayments": selectFirstPayments, "observedByDayHead": observedByDayHead, "observedByDayTail": observedByDayTail,
 	"selectCohortInstalls": selectCohortInstalls, "selectTimelineUsageTotals": selectTimelineUsageTotals,
 	"timelineUsageTotalsTail": timelineUsageTotalsTail, "observedCurrenciesByDayHead": observedCurrenciesByDayHead,
+	"observedOtherCurrencies": observedOtherCurrencies,
 }
 
 // TestTimelineQueriesRunOnCurrentClickHouse is TestQueriesRunOnCurrentClickHouse for the timeline

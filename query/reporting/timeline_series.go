@@ -58,7 +58,11 @@ func computeTimelineFor(need timelineNeeds, f *timelineFacts, ex *exclusions, cs
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			parts[p] = sumTimeline(need, customers[lo:hi], ex, cs, points)
+			if need.concentration {
+				parts[p] = sumTimeline(need, customers[lo:hi], ex, cs, points)
+			} else {
+				parts[p] = sumRuns(customers[lo:hi], ex, cs, points)
+			}
 		}()
 	}
 	wg.Wait()
@@ -76,8 +80,14 @@ func computeTimelineFor(need timelineNeeds, f *timelineFacts, ex *exclusions, cs
 		usageAt(all, points, &buf, func(i int, cur string, gross int64) { out.sums[i].get(cur).usage += gross })
 		billedAt(all, points, &buf, func(i int, cur string, b BilledUsage) { out.sums[i].get(cur).addBilled(b) })
 	}
-	// Observed usage charges of each interval, already scoped (METRICS 3.11); a currency with one
-	// has a block, as in the summary.
+	out.addObserved(points, observed, need.observedSums)
+	return out
+}
+
+// addObserved adds the observed usage charges of each interval, already scoped (METRICS 3.11): a
+// currency with one has a block, as in the summary; their sums only when sums is set (else only
+// the currencies' presence was read).
+func (t *timelineSums) addObserved(points []Date, observed []observedDay, sums bool) {
 	i := 1
 	for _, o := range observed { // sorted by day
 		for i < len(points) && o.day > usageDay(points[i]) {
@@ -89,18 +99,45 @@ func computeTimelineFor(need timelineNeeds, f *timelineFacts, ex *exclusions, cs
 		if o.day <= usageDay(points[0]) || o.count == 0 {
 			continue
 		}
-		out.sums[i].get(o.cur)
-		if !need.observedSums {
-			continue // only the currency's presence was read
+		t.sums[i].get(o.cur)
+		if !sums {
+			continue
 		}
-		if out.observed[i] == nil {
-			out.observed[i] = map[string]ObservedUsage{}
+		if t.observed[i] == nil {
+			t.observed[i] = map[string]ObservedUsage{}
 		}
-		b := out.observed[i][o.cur]
+		b := t.observed[i][o.cur]
 		b.GrossCents, b.Count = b.GrossCents+o.gross, b.Count+o.count
-		out.observed[i][o.cur] = b
+		t.observed[i][o.cur] = b
+	}
+}
+
+// everywhere are the currencies with a block on every interval (points 1…): an observed usage
+// charge in one of them adds no block.
+func (t *timelineSums) everywhere() []string {
+	if len(t.sums) < 2 {
+		return nil
+	}
+	var out []string
+	for _, ca := range t.sums[1] {
+		every := true
+		for i := 2; i < len(t.sums) && every; i++ {
+			every = t.sums[i].has(ca.cur)
+		}
+		if every {
+			out = append(out, ca.cur)
+		}
 	}
 	return out
+}
+
+func (s currencySums) has(cur string) bool {
+	for _, a := range s {
+		if a.cur == cur {
+			return true
+		}
+	}
+	return false
 }
 
 // observedDay is one currency's observed usage charges on one day.

@@ -83,16 +83,21 @@ WHERE workspace_id = ? AND app_id IN ? AND created_at < toDateTime(?)
 GROUP BY public_id, currency`
 
 // observedByDayHead is observedUsageHead (sql.go) per currency and UTC day, for the observed usage
-// charges of every interval of a series (METRICS 3.11): head, scope condition, observedByDayTail.
-// observedCurrenciesByDayHead only tells which currencies have one on which day, for the series
-// that do not show their sums: no FINAL, for the reason of observedCurrenciesHead (a record's
-// versions share its currency, time and test flags). Arguments: workspace, apps, from, to,
-// workspace, apps.
+// charges of every interval of a series (METRICS 3.11): head, observedUsageWhere, scope condition,
+// observedByDayTail. observedCurrenciesByDayHead only tells which currencies have one on which
+// day, for the series that do not show their sums: no FINAL, for the reason of
+// observedCurrenciesHead (a record's versions share its currency, time and test flags), and
+// optionally (observedOtherCurrencies, argument: the currencies) only for the currencies the rest
+// of the series did not give a block on every interval, in PREWHERE, so that the other rows are
+// skipped after reading their currency alone. Arguments of observedUsageWhere: workspace, apps,
+// from, to, workspace, apps.
 const (
 	observedByDayHead = `SELECT currency, intDiv(toUInt32(occurred_at), 86400) AS day, sum(amount_cents), count()
-FROM reporting_observed_usage FINAL` + observedUsageWhere
+FROM reporting_observed_usage FINAL`
 	observedCurrenciesByDayHead = `SELECT currency, intDiv(toUInt32(occurred_at), 86400) AS day, toInt64(0), count()
-FROM reporting_observed_usage` + observedUsageWhere
+FROM reporting_observed_usage`
+	observedOtherCurrencies = `
+PREWHERE currency NOT IN ?`
 	observedByDayTail = `
 GROUP BY currency, day`
 )
