@@ -2,6 +2,8 @@ package adminapi_test
 
 import (
 	"net/http"
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -94,4 +96,25 @@ func TestRoleMatrix(t *testing.T) {
 		}
 	}
 	t.Logf("%d route × role combinations", checked)
+}
+
+// TestRolesTableInSecurityDoc: docs/SECURITY.md "Roles" prints adminapi.RouteAccess, row for row.
+func TestRolesTableInSecurityDoc(t *testing.T) {
+	doc, err := os.ReadFile("../docs/SECURITY.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `(GET|POST|PUT|PATCH|DELETE) (/api/admin[^`]*)` \\| ([a-z-]+) \\|$")
+	documented := map[string]string{}
+	for _, m := range row.FindAllStringSubmatch(string(doc), -1) {
+		documented[m[1]+" "+m[2]] = m[3]
+	}
+	for k, need := range adminapi.RouteAccess {
+		if documented[k] != need.String() {
+			t.Errorf("%s: docs/SECURITY.md says %q, adminapi.RouteAccess %q", k, documented[k], need)
+		}
+	}
+	if len(documented) != len(adminapi.RouteAccess) {
+		t.Errorf("docs/SECURITY.md lists %d routes, adminapi.RouteAccess %d", len(documented), len(adminapi.RouteAccess))
+	}
 }

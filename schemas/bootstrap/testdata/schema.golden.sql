@@ -164,6 +164,10 @@ CREATE TABLE revtrack.upload_queue ( row_id String,  workspace_id String,  mappi
 
 CREATE TABLE revtrack.usage_events ( workspace_id String,  app_id String,  event_id String,  customer_id String,  name String,  quantity Int64,  occurred_at DateTime('UTC'),  received_at DateTime('UTC')) ENGINE = ReplacingMergeTree(received_at) PARTITION BY toYYYYMM(occurred_at) ORDER BY (workspace_id, app_id, event_id) SETTINGS index_granularity = 8192;
 
+CREATE TABLE revtrack.user_tokens ( token_hash String,  kind Enum8('invitation' = 1, 'password_reset' = 2),  token_id String,  email String,  workspace_id String,  role String,  created_by String,  created_at DateTime('UTC'),  expires_at DateTime('UTC'),  used_at Nullable(DateTime('UTC')),  version UInt64) ENGINE = ReplacingMergeTree(version) ORDER BY token_hash SETTINGS index_granularity = 8192;
+
+CREATE TABLE revtrack.users ( user_id String,  email String,  name String,  password_hash String,  created_at DateTime('UTC'),  updated_at DateTime('UTC'),  version UInt64,  deleted UInt8 DEFAULT 0) ENGINE = ReplacingMergeTree(version) ORDER BY user_id SETTINGS index_granularity = 8192;
+
 CREATE TABLE revtrack.workspace_members ( workspace_id String,  user_id String,  email String,  role Enum8('owner' = 1, 'admin' = 2, 'member' = 3),  created_at DateTime('UTC'),  updated_at DateTime('UTC'),  version UInt64,  deleted UInt8 DEFAULT 0) ENGINE = ReplacingMergeTree(version) ORDER BY (workspace_id, user_id) SETTINGS index_granularity = 8192;
 
 CREATE TABLE revtrack.workspaces ( workspace_id String,  slug String,  name String,  subscription_status Enum8('active' = 1, 'trialing' = 2, 'past_due' = 3, 'canceled' = 4, 'inactive' = 5),  selected_app_ids Array(String),  created_at DateTime('UTC'),  updated_at DateTime('UTC'),  version UInt64,  deleted UInt8 DEFAULT 0) ENGINE = ReplacingMergeTree(version) ORDER BY workspace_id SETTINGS index_granularity = 8192;
