@@ -226,7 +226,7 @@ func TestOpenAPIResponsesMatchHandlers(t *testing.T) {
 		run(c)
 	}
 	e.awaitTrackingData(t)
-	for _, calls := range [][]call{e.trackingCalls(), e.reportingCalls(), e.adminCalls(), e.adsCalls(), e.analystCalls()} {
+	for _, calls := range [][]call{e.trackingCalls(), e.reportingCalls(), e.adminCalls(), e.adsCalls(), e.analystCalls(), e.peopleCalls()} {
 		for _, c := range calls {
 			run(c)
 		}
