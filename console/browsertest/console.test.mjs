@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { api, axe, count, env, initialJS, launch, money, newPage, percent, realSessions, screenshot, signIn } from './harness.mjs';
+import { api, axe, count, env, initialJS, launch, money, newPage, percent, screenshot, signIn } from './harness.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -25,26 +25,66 @@ async function noSeriousViolations(page, screen) {
   assert.deepEqual(await axe(page), [], `${screen}: axe-core found serious or critical violations`);
 }
 
-test('sign-in with a wrong password is refused with one message; the right one signs in; sign-out ends it', { skip: !realSessions && 'the session API is not in this build' }, async () => {
+// trySignIn submits the form and returns the refusal shown once the server has answered.
+async function trySignIn(page, email, password) {
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await Promise.all([
+    page.waitForResponse((r) => new URL(r.url()).pathname === '/api/admin/session' && r.request().method() === 'POST'),
+    page.getByRole('button', { name: 'Sign in' }).click(),
+  ]);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor(); // not "Signing in…"
+  return page.getByRole('alert').textContent();
+}
+
+test('sign-in: a wrong password and an unknown e-mail get the same refusal; the right password signs in; sign-out ends the session', async () => {
   const { context, page, problems } = await newPage(browser);
   await page.goto(`${env.url}/`);
-  await page.getByLabel('E-mail').fill(env.email);
-  await page.getByLabel('Password').fill(env.password + 'x');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  const alert = page.getByRole('alert');
-  await alert.waitFor();
-  assert.match(await alert.textContent(), /\S/);
   await screenshot(page, 'sign-in');
   await noSeriousViolations(page, 'sign-in');
+  const wrong = await trySignIn(page, env.email, env.password + 'x');
+  const unknown = await trySignIn(page, 'nobody-here@demo.example', env.password);
+  assert.match(wrong, /\S/);
+  assert.equal(unknown, wrong, 'one message for both: no user enumeration');
   await page.getByLabel('Password').fill(env.password);
+  await page.getByLabel('E-mail').fill(env.email);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  const cookies = await context.cookies();
+  const c = cookies.find((x) => x.name === 'revtrack_session');
+  assert.ok(c && c.httpOnly && c.sameSite === 'Strict', 'the session cookie is HttpOnly and SameSite=Strict');
+  // A state-changing request without the CSRF token is refused, even with the cookie.
+  const csrf = await page.evaluate(async () => (await fetch('/api/admin/session', { method: 'DELETE' })).status);
+  assert.equal(csrf, 403);
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('button', { name: 'Sign in' }).waitFor();
-  // The cookie is gone on the server too: a reload stays signed out.
+  // The session ended on the server: a reload stays signed out, and the old cookie reads nothing.
   await page.reload();
   await page.getByRole('button', { name: 'Sign in' }).waitFor();
-  assert.deepEqual(problems.filter((p) => !/401/.test(p)), []);
+  const after = await fetch(`${env.url}/api/v1/summary`, { headers: { cookie: `revtrack_session=${c.value}` } });
+  assert.equal(after.status, 401);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('sign-in: repeated failures for one e-mail are throttled (429) and the page says when to retry', async () => {
+  const { context, page } = await newPage(browser);
+  await page.goto(`${env.url}/`);
+  let text = '';
+  for (let i = 0; i < 8 && !/again in/.test(text); i++) text = await trySignIn(page, 'throttled@demo.example', 'not the password');
+  assert.match(text, /again in \d+ s/);
+  await context.close();
+});
+
+test('a session ended elsewhere sends the page back to sign-in', async () => {
+  const { context, page } = await open(`#/overview?${rangeHash}`);
+  // Another tab of the same browser signs out (the cookie is shared, the session ends on the server).
+  const other = await context.newPage();
+  await other.goto(`${env.url}/#/account`);
+  await other.getByRole('button', { name: 'Sign out' }).click();
+  await other.getByRole('button', { name: 'Sign in' }).waitFor();
+  await page.getByRole('link', { name: 'Customers' }).click();
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
   await context.close();
 });
 
@@ -79,7 +119,9 @@ test('Overview shows every currency\'s numbers exactly as GET /api/v1/summary an
 test('Overview: time to visible data after navigation (measured, not asserted)', async () => {
   const { context, page } = await open(`#/account`);
   const summary = await api('/api/v1/summary', range);
-  // A fresh navigation to the Overview, signed in: from navigation start to the first number shown.
+  // A fresh navigation to the Overview, signed in (the cookie): from navigation start to the first
+  // number shown. about:blank first, so that the goto loads the document anew (not a hash change).
+  await page.goto('about:blank');
   await page.goto(`${env.url}/#/overview?${rangeHash}`);
   await page.locator(`[data-testid="kpi-${summary.currencies[0]}-mrrCents"]`).waitFor();
   const ms = await page.evaluate(() => Math.round(performance.now()));

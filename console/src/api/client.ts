@@ -41,5 +41,6 @@ export type ApiError = { error: string; message: string };
 export function unwrap<T>(r: { data?: T; error?: unknown; response: Response }): T {
   if (r.response.ok) return r.data as T;
   const e = r.error as Partial<ApiError> | undefined;
-  throw Object.assign(new Error(e?.message || `HTTP ${r.response.status}`), { code: e?.error || 'unavailable', status: r.response.status });
+  const retryAfter = Number(r.response.headers.get('Retry-After')) || undefined;
+  throw Object.assign(new Error(e?.message || `HTTP ${r.response.status}`), { code: e?.error || 'unavailable', status: r.response.status, retryAfter });
 }

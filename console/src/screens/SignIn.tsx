@@ -10,7 +10,11 @@ export function SignIn() {
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true); setError('');
-    try { await signIn(email, password); } catch (err) { setError((err as Error).message); } finally { setBusy(false); }
+    try { await signIn(email, password); } catch (err) {
+      const e = err as Error & { retryAfter?: number };
+      // Throttled: the server's message and when to try again (its Retry-After).
+      setError(e.retryAfter ? `${e.message} Try again in ${e.retryAfter} s.` : e.message);
+    } finally { setBusy(false); }
   };
   return (
     <main id="main" class="signin" aria-labelledby="title">
