@@ -10,7 +10,7 @@ const fresh = astToString(await openapiTS(spec));
 const header = readFileSync(committed, 'utf8');
 // The CLI writes a banner before the AST; compare the generated body only.
 if (!header.endsWith(fresh)) {
-  console.error('src/api/schema.d.ts is stale: run `npm run gen:api` in console/ (or `make console-api`) and commit it');
+  console.error('src/api/schema.d.ts is stale: run `npm run gen:api` in console/ and commit src/api/schema.d.ts');
   process.exit(1);
 }
 console.log('src/api/schema.d.ts matches query/openapi/openapi.yaml');

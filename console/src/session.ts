@@ -1,9 +1,9 @@
 // The signed-in person: who, which workspaces with which role, and the one being looked at.
 import { signal } from '@preact/signals';
 import { api, auth, unwrap } from './api/client';
-import type { SessionBody } from './api/session-contract';
+import type { components } from './api/schema';
 
-export type Session = SessionBody;
+export type Session = components['schemas']['Session'];
 
 export const session = signal<Session | null>(null);
 // 'unknown' until the first GET /api/admin/session answers.
@@ -11,6 +11,9 @@ export const sessionState = signal<'unknown' | 'signedIn' | 'signedOut'>('unknow
 export const workspace = signal<string>('');
 
 const WORKSPACE_KEY = 'revtrack.workspace';
+
+// The session's CSRF token, which the OpenAPI requires on every state-changing session request.
+const csrf = () => ({ 'X-CSRF-Token': auth.csrfToken });
 
 function adopt(s: Session) {
   auth.csrfToken = s.csrfToken;
@@ -40,7 +43,7 @@ export async function signIn(email: string, password: string) {
 }
 
 export async function signOut() {
-  await api.DELETE('/api/admin/session').catch(() => undefined);
+  await api.DELETE('/api/admin/session', { params: { header: csrf() } }).catch(() => undefined);
   signedOut();
 }
 
@@ -51,5 +54,5 @@ export function switchWorkspace(slug: string) {
 }
 
 export async function changePassword(currentPassword: string, newPassword: string) {
-  unwrap(await api.PUT('/api/admin/account/password', { body: { currentPassword, newPassword } }));
+  unwrap(await api.PUT('/api/admin/account/password', { params: { header: csrf() }, body: { currentPassword, newPassword } }));
 }

@@ -3,9 +3,6 @@
 // or parameter the document does not describe does not compile.
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from './schema';
-import type { sessionPaths } from './session-contract';
-
-export type Paths = paths & sessionPaths;
 
 // What every request carries besides the cookie (the browser sends it): the workspace the person is
 // looking at and, on state-changing requests, the session's CSRF token.
@@ -31,7 +28,7 @@ const headers: Middleware = {
 
 // Same origin: the binary that serves the console serves the APIs.
 // fetch is looked up per call (not captured once) so that tests can stand in for it.
-export const api = createClient<Paths>({ baseUrl: globalThis.location?.origin ?? '', credentials: 'same-origin',
+export const api = createClient<paths>({ baseUrl: globalThis.location?.origin ?? '', credentials: 'same-origin',
   fetch: (req: Request) => globalThis.fetch(req) });
 api.use(headers);
 

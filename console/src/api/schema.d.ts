@@ -917,10 +917,243 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in person, their workspaces and roles, and the session's CSRF token */
+        get: operations["getSession"];
+        put?: never;
+        /**
+         * Sign in to the console with e-mail and password (sets the session cookie)
+         * @description Sets `revtrack_session` (HttpOnly, SameSite=Strict, Path=/, Secure unless the base URL is
+         *     plain http on loopback). A wrong password and an unknown address get the same `401` (no
+         *     enumeration). Failed attempts are counted per account and per client address; beyond
+         *     `--signin-max-failures-per-account` / `--signin-max-failures-per-address` within
+         *     `--signin-failure-window`, every attempt is `429 rate_limited` with `Retry-After`, the right
+         *     password included. A browser's `Origin`, when sent, must be the console's (`403`).
+         */
+        post: operations["signIn"];
+        /** Sign out (ends this session; needs X-CSRF-Token) */
+        delete: operations["signOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change the signed-in person's display name */
+        put: operations["updateAccount"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/account/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change the signed-in person's password (every other session of theirs ends)
+         * @description The current password is checked under the sign-in throttle (`429` beyond it); a wrong one is
+         *     `403 forbidden`. The new one has at least 12 characters.
+         */
+        put: operations["changePassword"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's members and their roles (any role) */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member's user ID. */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /** Change a member's role (owner; the last owner stays one) */
+        put: operations["setMemberRole"];
+        post?: never;
+        /** Remove a member (owner; not the last owner); all of their sessions end */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite someone to the workspace with a role (owner); returns the one-time link
+         * @description The link is `<base>/#/accept-invitation?token=…`: the token travels in the URL fragment,
+         *     which browsers never send to a server. It is stored only as a SHA-256 hash, works once and
+         *     expires after `--invitation-ttl`. No e-mail is sent: hand the link over yourself.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation (signs in, sets the session cookie)
+         * @description A new person gives a name and a password (at least 12 characters). Someone who already has
+         *     an account gives their current password instead (`403` otherwise: a link must not replace
+         *     anyone's password) and keeps their name. An unknown, expired or used link is
+         *     `400 invalid_parameter`.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/password-resets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a one-time password-reset link for a member (owner)
+         * @description The link is `<base>/#/reset-password?token=…` (token in the fragment, stored hashed, single
+         *     use, valid `--password-reset-ttl`). `404` when no member of this workspace has the address.
+         */
+        post: operations["createPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/password-resets/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a new password from a reset link (every session of the person ends) */
+        post: operations["completePasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        SignInRequest: {
+            /** @description The sign-in address (case and surrounding spaces do not matter). */
+            email: string;
+            password: string;
+        };
+        /** @description At least 12 characters; no other composition rule. */
+        NewPassword: string;
+        /**
+         * @description `member` reads; `admin` also manages keys, tracking sources, ads, the partner connection,
+         *     exclusions and starts syncs; `owner` also members, invitations, password resets and analyst
+         *     access (docs/SECURITY.md "Roles").
+         * @enum {string}
+         */
+        Role: "owner" | "admin" | "member";
+        SessionUser: {
+            id: string;
+            email: string;
+            name: string;
+        };
+        Session: {
+            user: components["schemas"]["SessionUser"];
+            workspaces: {
+                id: string;
+                /** @description Send it as `X-Revtrack-Workspace` to act in this workspace. */
+                slug: string;
+                name: string;
+                role: components["schemas"]["Role"];
+            }[];
+            /** @description The session's synchronizer token, for `X-CSRF-Token`. */
+            csrfToken: string;
+        };
+        Member: {
+            userId: string;
+            email: string;
+            /** @description Empty for a member who never signed in. */
+            name: string;
+            role: components["schemas"]["Role"];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        Invitation: {
+            id: string;
+            email: string;
+            role: components["schemas"]["Role"];
+            /** Format: date-time */
+            expiresAt: string;
+        };
         Error: {
             /**
              * @description The failure, as one code of the closed list of the whole API (docs/API.md "Errors"
@@ -2188,6 +2421,68 @@ export interface components {
     };
     responses: {
         /**
+         * @description The person, their workspaces with their role in each, and the session's CSRF token (send it
+         *     as `X-CSRF-Token` on every request that changes something). Sign-in and accepting an
+         *     invitation also set the `revtrack_session` cookie.
+         */
+        SessionOK: {
+            headers: {
+                "Cache-Control": components["headers"]["NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Session"];
+            };
+        };
+        /** @description `unauthorized`: wrong e-mail address or password (one message for both). */
+        SignInRefused: {
+            headers: {
+                "Cache-Control": components["headers"]["NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description `rate_limited`: too many failed sign-ins for this account or from this address; wait
+         *     `Retry-After` seconds (the end of the failure window).
+         */
+        SignInThrottled: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfterRequired"];
+                "Cache-Control": components["headers"]["NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description `forbidden`: the request's `Origin` is not the console's, the `X-CSRF-Token` is missing or
+         *     not this session's, the current password is wrong (password change), or the account's own
+         *     password is needed (accepting an invitation); the message says which.
+         */
+        SessionForbidden: {
+            headers: {
+                "Cache-Control": components["headers"]["NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description `not_configured`: this server does not offer console sign-in; or a refusal the message names (`conflict`). */
+        ConsoleNotConfigured: {
+            headers: {
+                "Cache-Control": components["headers"]["NoStore"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
          * @description `invalid_parameter`: a parameter or a field of the body is missing or invalid; `message`
          *     names it. `invalid_body`: the body is not the operation's JSON.
          */
@@ -2474,6 +2769,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The session's `csrfToken` (`GET /api/admin/session`). */
+        CSRFToken: string;
         /** @description The intervals the range is cut into (docs/METRICS.md 3.13); default `month`. */
         MovementInterval: "day" | "week" | "month";
         /**
@@ -4455,6 +4752,363 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["AdminForbidden"];
             404: components["responses"]["NotFound"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SessionOK"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionForbidden"];
+            409: components["responses"]["ConsoleNotConfigured"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignInRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SessionOK"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["SignInRefused"];
+            403: components["responses"]["SessionForbidden"];
+            409: components["responses"]["ConsoleNotConfigured"];
+            429: components["responses"]["SignInThrottled"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's `csrfToken` (`GET /api/admin/session`). */
+                "X-CSRF-Token": components["parameters"]["CSRFToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out; the cookie is cleared. */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionForbidden"];
+            409: components["responses"]["ConsoleNotConfigured"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's `csrfToken` (`GET /api/admin/session`). */
+                "X-CSRF-Token": components["parameters"]["CSRFToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The person. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["SessionUser"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionForbidden"];
+            409: components["responses"]["ConsoleNotConfigured"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's `csrfToken` (`GET /api/admin/session`). */
+                "X-CSRF-Token": components["parameters"]["CSRFToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    currentPassword: string;
+                    newPassword: components["schemas"]["NewPassword"];
+                };
+            };
+        };
+        responses: {
+            /** @description Changed; the person's other sessions ended. */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionForbidden"];
+            409: components["responses"]["ConsoleNotConfigured"];
+            429: components["responses"]["SignInThrottled"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members, by e-mail address. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        members: components["schemas"]["Member"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            409: components["responses"]["ConsoleNotConfigured"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    setMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member's user ID. */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    role: components["schemas"]["Role"];
+                };
+            };
+        };
+        responses: {
+            /** @description The member with the new role. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        member: components["schemas"]["Member"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member's user ID. */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    role: components["schemas"]["Role"];
+                };
+            };
+        };
+        responses: {
+            /** @description The invitation and its link (shown this once). */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        invitation: components["schemas"]["Invitation"];
+                        link: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            409: components["responses"]["ConsoleNotConfigured"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    name?: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["SessionOK"];
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["SessionForbidden"];
+            409: components["responses"]["ConsoleNotConfigured"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The link (shown this once). */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        link: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminForbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ConsoleNotConfigured"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    completePasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    password: components["schemas"]["NewPassword"];
+                };
+            };
+        };
+        responses: {
+            /** @description The password is set; sign in with it. */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["SessionForbidden"];
+            409: components["responses"]["ConsoleNotConfigured"];
             503: components["responses"]["Unavailable"];
         };
     };
