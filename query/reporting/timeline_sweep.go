@@ -1,7 +1,6 @@
 package reporting
 
 import (
-	"math"
 	"slices"
 	"time"
 )
@@ -42,16 +41,28 @@ func (buf *sweepBuffers) prepare(points []Date) {
 	}
 }
 
-// sweep evaluates customer c on every point, in order, and calls visit with each point's state. A
-// customer's evaluation depends on its facts only through comparisons of instants with end(D)
-// (an event or payment before end(D), a payment within the evidence window, the trial end, the row's
-// activation and end), so it can only change at a point whose end passes one of those instants
-// (breaks); on the other points the previous evaluation stands.
+// sweep evaluates customer c on every point, in order, and calls visit with each point's state.
 func sweep(c *tlCustomer, points []Date, buf *sweepBuffers, visit func(i int, st pointState)) {
+	sweepRuns(c, points, buf, func(lo, hi int, st pointState) {
+		for i := lo; i < hi; i++ {
+			visit(i, st)
+		}
+	})
+}
+
+// sweepRuns evaluates customer c on the points, in order, and calls visit with each run of points
+// [lo, hi) that share one state (consecutive runs may have equal states). A customer's evaluation
+// depends on its facts only through comparisons of instants with end(D) (an event or payment before
+// end(D), a payment within the evidence window, the trial end, the row's activation and end), so it
+// can only change at a point whose end passes one of those instants (breaks): after evaluating
+// point i, the next evaluation is at the first point whose end is at or after the first break at or
+// after end(i) − 1s, and the points before it keep point i's state.
+func sweepRuns(c *tlCustomer, points []Date, buf *sweepBuffers, visit func(lo, hi int, st pointState)) {
 	buf.prepare(points)
+	n := len(points)
 	if len(c.charges) == 0 {
-		for i := range points {
-			visit(i, pointState{})
+		if n > 0 {
+			visit(0, n, pointState{})
 		}
 		return
 	}
@@ -64,21 +75,7 @@ func sweep(c *tlCustomer, points []Date, buf *sweepBuffers, visit func(i int, st
 	buf.evIdx = resetIdx(buf.evIdx, len(c.charges))
 	buf.payIdx = resetIdx(buf.payIdx, len(c.payments))
 	unIdx, brIdx := 0, 0
-	var (
-		st      pointState
-		prevEnd int64 = math.MinInt64 + 1
-	)
-	for i, d := range points {
-		// Breaks in [prevEnd − 1s, end]: a superset of those the evaluation can change at.
-		for brIdx < len(buf.breaks) && buf.breaks[brIdx] < prevEnd-1 {
-			brIdx++
-		}
-		changed := i == 0 || (brIdx < len(buf.breaks) && buf.breaks[brIdx] <= buf.endSecs[i])
-		prevEnd = buf.endSecs[i]
-		if !changed {
-			visit(i, st)
-			continue
-		}
+	for i := 0; i < n; {
 		end := buf.ends[i]
 		for j := range c.charges {
 			evs := c.charges[j].events
@@ -86,8 +83,8 @@ func sweep(c *tlCustomer, points []Date, buf *sweepBuffers, visit func(i int, st
 				buf.evIdx[j]++
 			}
 			buf.charges[j].LastOwn = Event{}
-			if n := buf.evIdx[j]; n > 0 {
-				buf.charges[j].LastOwn = evs[n-1]
+			if k := buf.evIdx[j]; k > 0 {
+				buf.charges[j].LastOwn = evs[k-1]
 			}
 		}
 		for unIdx < len(c.uninstalls) && c.uninstalls[unIdx].Before(end) {
@@ -103,14 +100,24 @@ func sweep(c *tlCustomer, points []Date, buf *sweepBuffers, visit func(i int, st
 			for buf.payIdx[j] < len(p.at) && p.at[buf.payIdx[j]].Before(end) {
 				buf.payIdx[j]++
 			}
-			if n := buf.payIdx[j]; n > 0 {
-				buf.paid = buf.paid.with(p.charge, p.currency, p.at[n-1])
+			if k := buf.payIdx[j]; k > 0 {
+				buf.paid = buf.paid.with(p.charge, p.currency, p.at[k-1])
 			}
 		}
-		ev := evaluate(d, CustomerBilling{Charges: buf.charges, LastUninstall: lastUninstall, Paid: buf.paid}, false, buf.scratch)
+		ev := evaluate(points[i], CustomerBilling{Charges: buf.charges, LastUninstall: lastUninstall, Paid: buf.paid}, false, buf.scratch)
 		buf.scratch = ev.NonTest
-		st = pointState{Paying: ev.Paying, AMR: ev.AMRCents, Currency: ev.Currency}
-		visit(i, st)
+		// The next point to evaluate: the first whose end reaches the first break in [end(i) − 1s, ∞).
+		for brIdx < len(buf.breaks) && buf.breaks[brIdx] < buf.endSecs[i]-1 {
+			brIdx++
+		}
+		next := n
+		if brIdx < len(buf.breaks) {
+			b := buf.breaks[brIdx]
+			for next = i + 1; next < n && buf.endSecs[next] < b; next++ {
+			}
+		}
+		visit(i, next, pointState{Paying: ev.Paying, AMR: ev.AMRCents, Currency: ev.Currency})
+		i = next
 	}
 }
 
