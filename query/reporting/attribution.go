@@ -196,14 +196,15 @@ func (s *Store) computeAttribution(ctx context.Context, req AttributionRequest, 
 		ex    *exclusions
 		view  *syncView
 		track *trackingFacts
-		net   []netRevenueRow
+		rev   []revenueRow
 	)
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { facts, err = s.loadSummaryFacts(gctx, sc, d, req.Range, true); return })
+	// The customers' usage comes with their net revenue (readRevenue), one read of the transactions.
+	g.Go(func() (err error) { facts, err = s.loadSummaryFacts(gctx, sc, d, req.Range, false); return })
 	g.Go(func() (err error) { ex, err = s.readExclusions(gctx, sc); return })
 	g.Go(func() (err error) { view, err = s.readSyncView(gctx, sc); return })
 	g.Go(func() (err error) { track, err = s.readTracking(gctx, sc, group, req.Range); return })
-	g.Go(func() (err error) { net, err = s.readNetRevenue(gctx, sc, req.Range); return })
+	g.Go(func() (err error) { rev, err = s.readRevenue(gctx, sc, req.Range); return })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -219,7 +220,7 @@ func (s *Store) computeAttribution(ctx context.Context, req AttributionRequest, 
 		r.TrialsStarted += f.trials
 		r.TrialsConverted += f.converted
 	}
-	t.addCustomers(facts, ex, d.A, track.customers, net, since)
+	t.addCustomers(facts, ex, d.A, track.customers, rev, since)
 	return &attributionResult{rows: t.rows(), view: view, tracking: trackingCoverage(sc, since, req.Range)}, nil
 }
 

@@ -17,7 +17,7 @@ var attributionSQL = map[string]string{
 	"touchesOfLinksAndEvents": touchesOfLinksAndEvents, "touchesSeenSince": touchesSeenSince, "acquisitionCountsHead": acquisitionCountsHead,
 	"acquisitionCountsTail": acquisitionCountsTail, "selectTrackingSince": selectTrackingSince,
 	"selectAttributionCustomers": selectAttributionCustomers, "selectShopLinks": selectShopLinks,
-	"selectAttributionFunnel": selectAttributionFunnel, "selectNetRevenue": selectNetRevenue,
+	"selectAttributionFunnel": selectAttributionFunnel, "selectCustomerRevenue": selectCustomerRevenue,
 }
 
 // attributionSampleRows give the tracking tables a row each (the platform tables get sampleRows').

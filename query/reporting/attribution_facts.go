@@ -32,11 +32,15 @@ type touch struct {
 	grp       string
 }
 
-// netRevenueRow is one customer's net revenue in one currency over the range.
-type netRevenueRow struct {
-	customer customerHash
-	currency string
-	net      int64
+// revenueRow is one customer's transactions in one currency (selectCustomerRevenue): its net
+// revenue over the range and its usage MRR on asOf, each with how many transactions are behind it.
+type revenueRow struct {
+	customer   customerHash
+	currency   string
+	inRange    uint64 // transactions in the range
+	net        int64
+	usageSales uint64 // usage sales in the window read
+	usageMRR   int64  // gross of its usage sales in the 30 days ending on asOf
 }
 
 // funnelCount is the funnel events attributed to one acquisition (ref.id "": to none).
@@ -193,16 +197,19 @@ func (s *Store) readTouches(ctx context.Context, sc Scope, group string, r Range
 	return out, rows.Err()
 }
 
-func (s *Store) readNetRevenue(ctx context.Context, sc Scope, r Range) ([]netRevenueRow, error) {
-	rows, err := s.conn.Query(ctx, selectNetRevenue, sc.WorkspaceID, sc.apps(), epoch(r.From.Start()), epoch(r.To.End()))
+// readRevenue reads each customer's net revenue over r and usage MRR on r.To (selectCustomerRevenue).
+func (s *Store) readRevenue(ctx context.Context, sc Scope, r Range) ([]revenueRow, error) {
+	from, trailing := r.From.Start(), r.To.AddDays(-29).Start()
+	rows, err := s.conn.Query(ctx, selectCustomerRevenue, epoch(from), epoch(from), epoch(trailing), sc.WorkspaceID, sc.apps(),
+		epoch(earlierOf(from, trailing)), epoch(r.To.End()))
 	if err != nil {
 		return nil, fmt.Errorf("read net revenue: %w", err)
 	}
 	defer rows.Close()
-	var out []netRevenueRow
+	var out []revenueRow
 	for rows.Next() {
-		var n netRevenueRow
-		if err := rows.Scan(&n.customer, &n.currency, &n.net); err != nil {
+		var n revenueRow
+		if err := rows.Scan(&n.customer, &n.currency, &n.inRange, &n.net, &n.usageSales, &n.usageMRR); err != nil {
 			return nil, fmt.Errorf("read net revenue: %w", err)
 		}
 		out = append(out, n)
@@ -236,8 +243,10 @@ func (s *Store) readAttributionFunnel(ctx context.Context, sc Scope, r Range) ([
 // currencySums.add: the qualifying subscription's amrCents and currency, the usage of the trailing
 // 30 days per currency) and adds it, with its net revenue, to the row of its first touch. Every
 // customer the summary counts is in exactly one row, so the rows add up to the summary's figures.
+// The usage comes with the net revenue (revenue): a customer with a usage sale in the window the
+// summary reads counts in its row whether or not it has MRR on asOf, as in the summary's facts.
 func (t *attributionTable) addCustomers(f *summaryFacts, ex *exclusions, asOf Date, customers []attributedCustomer,
-	net []netRevenueRow, since map[string]time.Time) {
+	revenue []revenueRow, since map[string]time.Time) {
 	index := make(map[customerHash]int32, len(customers))
 	for i := range customers {
 		index[customers[i].key] = int32(i)
@@ -280,20 +289,19 @@ func (t *attributionTable) addCustomers(f *summaryFacts, ex *exclusions, asOf Da
 			m.SubscriptionMRRCents += ev.amr
 			m.MRRCents += ev.amr
 		}
-		for ref := c.usage; ref != 0; {
-			u := f.usage.at(ref)
-			ref = u.next
-			if u.usage.TrailingGross == 0 {
-				continue // a usage sale in the range only: no usage MRR on asOf
-			}
-			m := r.money(u.currency)
-			m.UsageMRRCents += u.usage.TrailingGross
-			m.MRRCents += u.usage.TrailingGross
-		}
 	}
-	for _, n := range net {
-		if ex.admits(ScopeIncluded, n.customer) {
-			row(n.customer).money(n.currency).NetRevenueCents += n.net
+	for _, n := range revenue {
+		if (n.inRange == 0 && n.usageSales == 0) || !ex.admits(ScopeIncluded, n.customer) {
+			continue // only transactions before the range that are not usage sales: nothing of this customer
+		}
+		r := row(n.customer)
+		if n.inRange > 0 {
+			r.money(n.currency).NetRevenueCents += n.net
+		}
+		if n.usageMRR != 0 { // else a usage sale in the range only: no usage MRR on asOf
+			m := r.money(n.currency)
+			m.UsageMRRCents += n.usageMRR
+			m.MRRCents += n.usageMRR
 		}
 	}
 }

@@ -119,13 +119,22 @@ FROM (
 WHERE NOT (` + isExcludedSQL + `)
 GROUP BY acquisition_source_id, acquisition_id`
 
-// selectNetRevenue is each customer's net revenue per currency: Σ net_cents of its transactions of
-// every type created in [from, to) (METRICS 10.3), FINAL over the range's monthly partitions. The key
-// is the customer's public ID's ten bytes (customerKeySQL), computed as schemas.CustomerPublicID
-// does. Arguments workspace, apps, from, to.
-const selectNetRevenue = `SELECT toFixedString(substring(SHA256(concat(app_id, '\x1f', customer_id)), 1, 10), 10) AS key, currency, net
+// selectCustomerRevenue is each customer's transactions per currency that attribution adds to its
+// row (METRICS 10.3): the net revenue, Σ net_cents of its transactions of every type created in
+// [from, to), with how many there are; and its usage MRR on asOf, Σ gross_cents of its usage sales in
+// the 30 days ending on asOf (METRICS 3.2, the summary's usage facts), with how many usage sales it
+// has in the whole window read, [min(from, asOf − 29 days), to), as the summary's usage facts read
+// them. One read of platform_transactions, FINAL over the window's monthly partitions, for both:
+// reporting_usage_sales is its usage rows as they land (same IDs, amounts and instants), so the
+// summary's usage MRR of a customer is the same sum. The key is the customer's public ID's ten
+// bytes (customerKeySQL), computed as schemas.CustomerPublicID does. Arguments from, from, asOf −
+// 29 days (epoch seconds), workspace, apps, window start, to.
+const selectCustomerRevenue = `SELECT toFixedString(substring(SHA256(concat(app_id, '\x1f', customer_id)), 1, 10), 10) AS key, currency,
+    in_range, net, usage_sales, trailing_gross
 FROM (
-    SELECT app_id, customer_id, currency, sum(net_cents) AS net
+    SELECT app_id, customer_id, currency, countIf(created_at >= toDateTime(?)) AS in_range,
+        sumIf(net_cents, created_at >= toDateTime(?)) AS net, countIf(type = 'usage') AS usage_sales,
+        sumIf(gross_cents, type = 'usage' AND created_at >= toDateTime(?)) AS trailing_gross
     FROM platform_transactions FINAL
     WHERE workspace_id = ? AND app_id IN ? AND created_at >= toDateTime(?) AND created_at < toDateTime(?)
     GROUP BY app_id, customer_id, currency
