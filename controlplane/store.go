@@ -238,6 +238,10 @@ func (s *Store) PutMember(ctx context.Context, actor, slug, email, role string) 
 	if err := s.insert(ctx, insertMember, []any{m.WorkspaceID, m.UserID, m.Email, m.Role, now, now, s.version(), uint8(0)}); err != nil {
 		return Member{}, fmt.Errorf("write member: %w", err)
 	}
+	// Console sessions read memberships from the cache: the new role applies at once (users_cache.go).
+	if err := s.publishMemberships(ctx, m.UserID); err != nil {
+		return Member{}, err
+	}
 	return m, s.Audit(ctx, AuditEntry{WorkspaceID: w.ID, Actor: actor, Action: "member.put", TargetType: "member",
 		TargetID: m.UserID, Details: map[string]string{"email": email, "role": role}})
 }

@@ -97,7 +97,7 @@ func (s *Store) putUser(ctx context.Context, u User) error {
 	if err := s.insert(ctx, insertUser, []any{u.ID, u.Email, u.Name, u.hash, u.CreatedAt, now, s.version(), uint8(0)}); err != nil {
 		return fmt.Errorf("write user: %w", err)
 	}
-	return nil
+	return s.publishUser(ctx, u)
 }
 
 // CreateUser adds a user with a password and makes them a member of a workspace with role (the
@@ -193,33 +193,20 @@ func (s *Store) SetUserName(ctx context.Context, userID, name string) (User, err
 
 // Memberships are a user's workspaces and roles, ordered by workspace slug.
 func (s *Store) Memberships(ctx context.Context, userID string) ([]Membership, error) {
-	rows, err := s.ch.Query(ctx, selectMemberships, userID)
+	ms, err := s.cachedMemberships(ctx, userID)
 	if err != nil {
-		return nil, fmt.Errorf("query memberships: %w", err)
-	}
-	defer rows.Close()
-	var ids, roles []string
-	for rows.Next() {
-		var id, role string
-		var del uint8
-		if err := rows.Scan(&id, &role, &del); err != nil {
-			return nil, err
-		}
-		ids, roles = append(ids, id), append(roles, role)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	out := make([]Membership, 0, len(ids))
-	for i, id := range ids {
-		w, err := s.Workspace(ctx, id)
+	out := make([]Membership, 0, len(ms))
+	for _, m := range ms {
+		w, err := s.Workspace(ctx, m.WorkspaceID)
 		if isNotFound(err) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Membership{Workspace: w, Role: roles[i]})
+		out = append(out, Membership{Workspace: w, Role: m.Role})
 	}
 	slices.SortFunc(out, func(a, b Membership) int { return strings.Compare(a.Workspace.Slug, b.Workspace.Slug) })
 	return out, nil
@@ -304,28 +291,21 @@ func (s *Store) writeMember(ctx context.Context, workspaceID string, m MemberInf
 	if err := s.insert(ctx, insertMember, []any{workspaceID, m.UserID, m.Email, m.Role, m.CreatedAt, now, s.version(), deleted}); err != nil {
 		return fmt.Errorf("write member: %w", err)
 	}
-	return nil
+	return s.publishMemberships(ctx, m.UserID)
 }
 
 // AuditUser records a change to a person, not to one workspace (sign-in, password, sessions) in
 // the audit log of each workspace they belong to, where that workspace's owners read it; a person
 // of no workspace is recorded under the empty workspace ID.
 func (s *Store) AuditUser(ctx context.Context, userID string, e AuditEntry) error {
-	rows, err := s.ch.Query(ctx, selectMemberships, userID)
+	ms, err := s.cachedMemberships(ctx, userID)
 	if err != nil {
-		return fmt.Errorf("query memberships: %w", err)
+		return err
 	}
 	var ids []string
-	for rows.Next() {
-		var id, role string
-		var del uint8
-		if err := rows.Scan(&id, &role, &del); err != nil {
-			rows.Close()
-			return err
-		}
-		ids = append(ids, id)
+	for _, m := range ms {
+		ids = append(ids, m.WorkspaceID)
 	}
-	rows.Close()
 	if len(ids) == 0 {
 		ids = []string{""}
 	}

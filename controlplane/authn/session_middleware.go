@@ -16,7 +16,7 @@ const WorkspaceHeader = "X-Revtrack-Workspace"
 
 // Users resolves a session's person and workspaces (controlplane.Store).
 type Users interface {
-	UserByID(ctx context.Context, id string) (controlplane.User, error)
+	SessionUser(ctx context.Context, id string) (controlplane.User, error)
 	Memberships(ctx context.Context, userID string) ([]controlplane.Membership, error)
 }
 
@@ -53,7 +53,7 @@ func (c *Console) SignedIn(ctx context.Context, r *http.Request) (Session, contr
 	if err != nil {
 		return Session{}, controlplane.User{}, err
 	}
-	u, err := c.Users.UserByID(ctx, sess.UserID)
+	u, err := c.Users.SessionUser(ctx, sess.UserID)
 	if errors.Is(err, controlplane.ErrNotFound) {
 		_ = c.Sessions.End(ctx, sess)
 		return Session{}, controlplane.User{}, errSignedOut
