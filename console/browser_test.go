@@ -72,13 +72,23 @@ func TestConsoleInChromium(t *testing.T) {
 
 	// The demo owner: make run's seed-demo prints one once it creates it; otherwise the test makes
 	// one as an operator would, with `revtrack admin user create` (a generated password, printed once).
+	admin := func(args ...string) map[string]any {
+		return adminCLI(t, db, app.URL(), args...)
+	}
 	email, password := "", ""
 	if e, p := seedEmail.FindStringSubmatch(seed), seedPass.FindStringSubmatch(seed); e != nil && p != nil {
 		email, password = e[1], p[1]
 	} else {
-		email, password = createOwner(t, db, "console-owner@demo.example")
+		email = "console-owner@demo.example"
+		password = admin("user", "create", "--email", email, "--name", "Demo Owner", "--workspace", "demo", "--role", "owner")["password"].(string)
 	}
-	env := append(os.Environ(), "CONSOLE_URL="+app.URL(), "CONSOLE_API_KEY="+key[1], "CONSOLE_EMAIL="+email, "CONSOLE_PASSWORD="+password)
+	// The one-time links of the CLI: an invitation for a new person, and a password reset for a
+	// member created for it.
+	invite := admin("user", "invite", "--workspace", "demo", "--email", "invited@demo.example", "--role", "member")["link"].(string)
+	admin("user", "create", "--email", "reset@demo.example", "--name", "Reset Member", "--workspace", "demo", "--role", "member")
+	reset := admin("user", "reset-password", "--email", "reset@demo.example")["link"].(string)
+	env := append(os.Environ(), "CONSOLE_URL="+app.URL(), "CONSOLE_API_KEY="+key[1], "CONSOLE_EMAIL="+email, "CONSOLE_PASSWORD="+password,
+		"CONSOLE_INVITE_LINK="+invite, "CONSOLE_RESET_LINK="+reset, "CONSOLE_RESET_EMAIL=reset@demo.example")
 	cmd := exec.Command("node", "--test", "--test-reporter=spec", "--test-concurrency=1", "browsertest/")
 	cmd.Dir = dir
 	cmd.Env = env
@@ -89,19 +99,21 @@ func TestConsoleInChromium(t *testing.T) {
 	}
 }
 
-func createOwner(t *testing.T, db pipeline.DB, email string) (string, string) {
+// adminCLI runs `revtrack admin <args>` against the test's stores, with the app's base URL (the
+// links it prints point at it), and returns the JSON it printed.
+func adminCLI(t *testing.T, db pipeline.DB, baseURL string, args ...string) map[string]any {
 	t.Helper()
 	var out, logs bytes.Buffer
-	if code := cli.Execute(context.Background(), []string{"admin", "user", "create", "--email", email, "--name", "Demo Owner",
-		"--workspace", "demo", "--role", "owner", "--clickhouse-addr", db.CH.Addr, "--clickhouse-database", db.CH.Database,
-		"--redis-addr", db.RedisC.Addr, "--redis-key-prefix", db.RedisC.KeyPrefix}, &out, &logs); code != 0 {
-		t.Fatalf("admin user create: exit %d: %s", code, logs.String())
+	args = append(append([]string{"admin"}, args...), "--base-url", baseURL, "--clickhouse-addr", db.CH.Addr, "--clickhouse-database", db.CH.Database,
+		"--redis-addr", db.RedisC.Addr, "--redis-key-prefix", db.RedisC.KeyPrefix)
+	if code := cli.Execute(context.Background(), args, &out, &logs); code != 0 {
+		t.Fatalf("%v: exit %d: %s", args[:3], code, logs.String())
 	}
-	var created struct{ Password string }
-	if err := json.Unmarshal(out.Bytes(), &created); err != nil || created.Password == "" {
-		t.Fatalf("admin user create printed %q", out.String())
+	var printed map[string]any
+	if err := json.Unmarshal(out.Bytes(), &printed); err != nil {
+		t.Fatalf("%v printed %q", args[:3], out.String())
 	}
-	return email, created.Password
+	return printed
 }
 
 // waitForRevenue waits until the synced demo data is in the reporting tables: the summary has a

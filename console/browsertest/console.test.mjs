@@ -88,6 +88,47 @@ test('a session ended elsewhere sends the page back to sign-in', async () => {
   await context.close();
 });
 
+test('an invitation link signs a new member in once; the same link is refused after', async () => {
+  const { context, page, problems } = await newPage(browser);
+  assert.match(env.inviteLink, /\/#\/accept-invitation\?token=/, 'the token travels in the fragment');
+  await page.goto(env.inviteLink);
+  await page.getByRole('heading', { name: 'Accept the invitation' }).waitFor();
+  await screenshot(page, 'accept-invitation');
+  await noSeriousViolations(page, 'accept invitation');
+  await page.getByLabel('Your name').fill('Invited Member');
+  await page.getByLabel(/^Password/).fill('a fine new password 1');
+  await page.getByRole('button', { name: 'Accept and sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  assert.match(await page.getByLabel('Workspace').locator('option:checked').textContent(), /\(member\)/);
+  await page.getByRole('link', { name: 'Invited Member' }).waitFor();
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.goto(env.inviteLink);
+  await page.getByLabel('Your name').fill('Invited Again');
+  await page.getByLabel(/^Password/).fill('another new password 2');
+  await page.getByRole('button', { name: 'Accept and sign in' }).click();
+  await page.getByRole('alert').waitFor();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a password-reset link sets a new password, which then signs in', async () => {
+  const { context, page, problems } = await newPage(browser);
+  await page.goto(env.resetLink);
+  await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+  await screenshot(page, 'reset-password');
+  await noSeriousViolations(page, 'reset password');
+  await page.getByRole('textbox', { name: /^New password/ }).fill('the reset password 3');
+  await page.getByRole('button', { name: 'Set the password' }).click();
+  await page.getByRole('status').filter({ hasText: 'password is set' }).waitFor();
+  await page.getByRole('button', { name: 'Go to sign-in' }).click();
+  await page.getByLabel('E-mail').fill(env.resetEmail);
+  await page.getByLabel('Password').fill('the reset password 3');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('Overview shows every currency\'s numbers exactly as GET /api/v1/summary answers them', async () => {
   const { context, page, problems } = await open(`#/overview?${rangeHash}`);
   const summary = await api('/api/v1/summary', range);

@@ -4,6 +4,8 @@
 //   CONSOLE_API_KEY    a workspace key of the demo workspace: the test reads the REST API with it to
 //                      compare the numbers on screen with the API's
 //   CONSOLE_EMAIL, CONSOLE_PASSWORD  an owner of the demo workspace (the only one the user belongs to)
+//   CONSOLE_INVITE_LINK  a one-time invitation link (member) from `revtrack admin user invite`
+//   CONSOLE_RESET_LINK, CONSOLE_RESET_EMAIL  a password-reset link and its member's e-mail
 //   CONSOLE_SCREENSHOTS  a folder: each screen test writes <screen>.png there (make console-screenshots)
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -22,6 +24,9 @@ export const env = {
   email: process.env.CONSOLE_EMAIL || '',
   password: process.env.CONSOLE_PASSWORD || '',
   screenshots: process.env.CONSOLE_SCREENSHOTS || '',
+  inviteLink: process.env.CONSOLE_INVITE_LINK || '',
+  resetLink: process.env.CONSOLE_RESET_LINK || '',
+  resetEmail: process.env.CONSOLE_RESET_EMAIL || '',
 };
 
 export async function launch() {
@@ -37,7 +42,7 @@ export async function newPage(browser) {
   page.on('pageerror', (e) => problems.push('page error: ' + e.message));
   // The browser logs every refused request (the 401 of GET /api/admin/session before sign-in, the
   // refusals a test provokes); those are answers, not faults of the page.
-  page.on('console', (m) => { if (m.type() === 'error' && !/^Failed to load resource: the server responded with a status of 40[13]/.test(m.text())) problems.push('console error: ' + m.text()); });
+  page.on('console', (m) => { if (m.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) problems.push('console error: ' + m.text()); });
   return { context, page, problems };
 }
 

@@ -10,6 +10,7 @@ import { Acquisition } from './screens/Acquisition';
 import { CustomerDetail } from './screens/CustomerDetail';
 import { Customers } from './screens/Customers';
 import { Movers } from './screens/Movers';
+import { AcceptInvitation, ResetPassword } from './screens/OneTimeLink';
 import { Overview } from './screens/Overview';
 import { Revenue } from './screens/Revenue';
 import { SignIn } from './screens/SignIn';
@@ -25,6 +26,9 @@ export function App() {
   const route = useRoute();
   useEffect(() => { whenSignedOut(signedOut); loadSession(); }, []);
   if (sessionState.value === 'unknown') return <p role="status" class="loading">Loading…</p>;
+  // The one-time links open their own page, signed in or not.
+  if (route.path === '/accept-invitation') return <AcceptInvitation route={route} />;
+  if (route.path === '/reset-password') return <ResetPassword route={route} />;
   if (sessionState.value === 'signedOut' || !session.value) return <SignIn />;
   const s = session.value;
   const filters = filtersOf(route);

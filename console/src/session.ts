@@ -56,3 +56,12 @@ export function switchWorkspace(slug: string) {
 export async function changePassword(currentPassword: string, newPassword: string) {
   unwrap(await api.PUT('/api/admin/account/password', { params: { header: csrf() }, body: { currentPassword, newPassword } }));
 }
+
+// One-time links (the token comes from the URL's fragment, never sent to a server log).
+export async function acceptInvitation(token: string, name: string, password: string) {
+  adopt(unwrap(await api.POST('/api/admin/invitations/accept', { body: { token, password, ...(name ? { name } : {}) } })));
+}
+
+export async function completeReset(token: string, password: string) {
+  unwrap(await api.POST('/api/admin/password-resets/complete', { body: { token, password } }));
+}
