@@ -36,6 +36,10 @@ func (a *API) createKey(c *gin.Context) {
 		req.Scope = controlplane.ScopeRead
 	}
 	caller := authn.From(c)
+	if err := adminKeyNeedsOwner(caller, req.Scope); err != nil {
+		a.fail(c, err)
+		return
+	}
 	plain, k, err := a.Store.CreateAPIKey(c.Request.Context(), caller.Actor(), caller.Workspace.Slug, req.Name, req.Scope)
 	if err != nil {
 		a.fail(c, err)

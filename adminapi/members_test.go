@@ -57,7 +57,15 @@ func TestInvitation(t *testing.T) {
 		t.Errorf("workspaces after accepting: %v", ws)
 	}
 	if st, _, _ := newcomer.do(t, "POST", "/api/admin/keys", map[string]string{"name": "from the newcomer"}); st != http.StatusCreated {
-		t.Errorf("the new admin creates a key: %d", st)
+		t.Errorf("the new admin creates a read key: %d", st)
+	}
+	// An admin-scoped key passes owner routes too: an admin may not make one.
+	st, body, _ = newcomer.do(t, "POST", "/api/admin/keys", map[string]string{"name": "escalate", "scope": "admin"})
+	if code, msg := refusal(body); st != http.StatusForbidden || code != "forbidden" || !strings.Contains(msg, "owner") {
+		t.Errorf("an admin creates an admin-scoped key: %d %v", st, body)
+	}
+	if st, _, _ := owner.do(t, "POST", "/api/admin/keys", map[string]string{"name": "by the owner", "scope": "admin"}); st != http.StatusCreated {
+		t.Errorf("the owner creates an admin-scoped key: %d", st)
 	}
 	resp, raw = env.request(t, "POST", "/api/admin/invitations/accept", accept)
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(raw), "invalid, expired or already used") {

@@ -117,3 +117,12 @@ func requireAccess(onError func(*gin.Context, error)) gin.HandlerFunc {
 		c.Abort()
 	}
 }
+
+// adminKeyNeedsOwner: an admin-scoped key passes every workspace route, owner routes included, so
+// only an owner's session may create one; an admin's would be a way to become an owner.
+func adminKeyNeedsOwner(caller authn.Caller, scope string) error {
+	if caller.User != nil && scope == controlplane.ScopeAdmin && roleRank[caller.Role] < Owner {
+		return apierror.New(apierror.Forbidden, "an admin-scoped key can do everything an owner can: creating one needs the owner role; create a read-scoped key")
+	}
+	return nil
+}

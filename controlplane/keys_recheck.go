@@ -15,6 +15,9 @@ func (s *Store) AuthenticateKeyID(ctx context.Context, keyID string) (Principal,
 	if keyID == "" {
 		return Principal{}, ErrInvalidKey
 	}
+	if p, ok, err := s.sessionPrincipal(ctx, keyID); ok {
+		return p, err // a console session's stand-in (users.go): the person's membership now
+	}
 	k, hash, err := s.apiKeyByID(ctx, keyID)
 	if errors.Is(err, ErrNotFound) {
 		return Principal{}, ErrInvalidKey

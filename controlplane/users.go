@@ -319,3 +319,32 @@ func (s *Store) AuditUser(ctx context.Context, userID string, e AuditEntry) erro
 }
 
 func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
+
+// SessionKeyID stands for a console session where the API needs a key ID: the reporting budget is
+// charged to it, and an operation the session starts and something else finishes later (the
+// advertising OAuth callback) rechecks it with AuthenticateKeyID.
+func SessionKeyID(userID, workspaceID string) string { return "user:" + userID + "@" + workspaceID }
+
+// sessionPrincipal rechecks a SessionKeyID: the person is still a member of the workspace, with
+// the admin scope when their role is admin or owner. ok is false for a key's ID.
+func (s *Store) sessionPrincipal(ctx context.Context, keyID string) (p Principal, ok bool, err error) {
+	rest, isUser := strings.CutPrefix(keyID, "user:")
+	if !isUser {
+		return Principal{}, false, nil
+	}
+	userID, workspaceID, _ := strings.Cut(rest, "@")
+	ms, err := s.cachedMemberships(ctx, userID)
+	if err != nil {
+		return Principal{}, true, err
+	}
+	for _, m := range ms {
+		if m.WorkspaceID == workspaceID && workspaceID != "" {
+			scope := ScopeRead
+			if m.Role == RoleAdmin || m.Role == RoleOwner {
+				scope = ScopeAdmin
+			}
+			return Principal{WorkspaceID: workspaceID, KeyID: keyID, Scope: scope}, true, nil
+		}
+	}
+	return Principal{}, true, ErrInvalidKey
+}

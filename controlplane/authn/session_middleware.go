@@ -97,8 +97,9 @@ func (c *Console) authenticateSession(ctx context.Context, r *http.Request) (Cal
 	if !m.Workspace.HasAccess() {
 		return Caller{}, controlplane.ErrInactiveSubs
 	}
-	// The user's ID stands for a key ID where one is needed: the reporting budget is per user.
-	p := controlplane.Principal{WorkspaceID: m.Workspace.ID, KeyID: "user:" + u.ID}
+	// A stand-in key ID where the API needs one: the reporting budget is per person and workspace,
+	// and the advertising connection's callback rechecks the person's role through it.
+	p := controlplane.Principal{WorkspaceID: m.Workspace.ID, KeyID: controlplane.SessionKeyID(u.ID, m.Workspace.ID)}
 	return Caller{Principal: p, Workspace: m.Workspace, User: &u, Role: m.Role, Session: &sess}, nil
 }
 
