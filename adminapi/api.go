@@ -1,9 +1,10 @@
 // Package adminapi is the control-plane HTTP API under /api/admin: tracking sources, workspace keys,
-// the audit log, the partner connection and the advertising-conversion setup. It needs an
-// admin-scoped workspace key, because these operations are reserved to workspace owners and admins
-// (docs/API.md, "Keys"); the one exception is the browser's leg of the Google connection, which a
-// browser reaches without a key (docs/API.md, "What it covers"). Every change is audited with the
-// key's ID.
+// the audit log, the partner connection, the advertising-conversion setup, and console sign-in with
+// its people (session.go, members.go, account.go). It needs an admin-scoped workspace key, because
+// these operations are reserved to workspace owners and admins (docs/API.md, "Keys"), or a console
+// session whose role reaches the route's (roles.go, docs/SECURITY.md "Roles"); the exceptions are
+// sign-in, the one-time links and the browser's leg of the Google connection, which authenticate
+// themselves (docs/API.md, "What it covers"). Every change is audited with the key's or person's ID.
 package adminapi
 
 import (

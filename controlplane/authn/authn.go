@@ -1,7 +1,9 @@
 // Package authn authenticates bearer keys on the workspace-facing HTTP APIs (reporting, MCP, admin):
 // a workspace API key (revtrack_sk_…) or a tracking source's private key (tracker_sk_…, which reads
 // MCP data and nothing else, docs/API.md "Keys": RequireWorkspaceKey keeps it off the REST routes).
-// Keys are never logged; only their IDs are.
+// Keys are never logged; only their IDs are. It also keeps console sessions (session*.go, csrf.go,
+// throttle.go; docs/SECURITY.md "Console sessions"), which authenticate the REST and admin routes
+// in a person's name.
 package authn
 
 import (
