@@ -125,6 +125,17 @@ test('a password-reset link sets a new password, which then signs in', async () 
   await page.getByLabel('Password').fill('the reset password 3');
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  // Role limits: a member sees the sync runs but no way to start one, and the API refuses it even
+  // with the session's own CSRF token.
+  await page.getByRole('link', { name: 'Sync' }).click();
+  await page.getByTestId('sync-runs').waitFor();
+  assert.equal(await page.getByRole('button', { name: /Start a sync/ }).count(), 0);
+  const status = await page.evaluate(async () => {
+    const s = await (await fetch('/api/admin/session')).json();
+    const r = await fetch('/api/admin/sync-runs', { method: 'POST', headers: { 'X-CSRF-Token': s.csrfToken, 'Content-Type': 'application/json' }, body: '{}' });
+    return r.status;
+  });
+  assert.equal(status, 403);
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -244,6 +255,24 @@ test('My account renders', async () => {
   await page.getByRole('heading', { name: 'Change password' }).waitFor();
   await screenshot(page, 'account');
   await noSeriousViolations(page, 'account');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Sync: an owner starts a sync from the console and sees it finish', async () => {
+  const { context, page, problems } = await open('#/sync');
+  const runs = page.getByTestId('sync-runs').locator('tbody tr');
+  await runs.first().waitFor();
+  const before = await runs.count();
+  await page.getByRole('button', { name: /Start a sync/ }).click();
+  await page.getByRole('status').filter({ hasText: 'Started' }).waitFor();
+  // The page refreshes by itself while a run is running, until none is.
+  await page.waitForFunction((n) => {
+    const rows = [...document.querySelectorAll('[data-testid="sync-runs"] tbody tr')];
+    return rows.length > n && rows.every((r) => r.getAttribute('data-status') !== 'running');
+  }, before, { timeout: 120000 });
+  await screenshot(page, 'sync');
+  await noSeriousViolations(page, 'sync');
   assert.deepEqual(problems, []);
   await context.close();
 });

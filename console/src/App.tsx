@@ -14,12 +14,14 @@ import { AcceptInvitation, ResetPassword } from './screens/OneTimeLink';
 import { Overview } from './screens/Overview';
 import { Revenue } from './screens/Revenue';
 import { SignIn } from './screens/SignIn';
+import { Sync } from './screens/Sync';
 
 const nav = [
   { path: '/overview', label: 'Overview' },
   { path: '/revenue', label: 'Revenue' },
   { path: '/customers', label: 'Customers' },
   { path: '/acquisition', label: 'Acquisition' },
+  { path: '/sync', label: 'Sync' },
 ];
 
 export function App() {
@@ -61,5 +63,6 @@ function Screen({ path, route, filters }: { path: string; route: ReturnType<type
   if (path.startsWith('/customers/')) return <CustomerDetail id={decodeURIComponent(path.slice('/customers/'.length))} filters={filters} />;
   if (path === '/acquisition') return <Acquisition route={route} filters={filters} />;
   if (path === '/account') return <Account />;
+  if (path === '/sync') return <Sync />;
   return <Overview filters={filters} />;
 }

@@ -1,0 +1,54 @@
+// Sync: the platform sync runs per app (status, counts, coverage, error), refreshed every few
+// seconds while one runs; owners and admins can start one (the server refuses members too).
+import { useEffect, useState } from 'preact/hooks';
+import { api, unwrap } from '../api/client';
+import { ErrorBox, Loading } from '../components/Status';
+import { formatCount, formatTimestamp } from '../format';
+import { useLoad } from '../useLoad';
+import { session, workspace } from '../session';
+
+const POLL_MS = 3000;
+
+export function Sync() {
+  const [tick, setTick] = useState(0);
+  const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
+  const r = useLoad(workspace.value + tick, async () => unwrap(await api.GET('/api/admin/sync-runs', { params: { query: { limit: 50 } } })));
+  const running = r.data?.runs.some((x) => x.status === 'running');
+  useEffect(() => {
+    if (!running) return;
+    const id = setTimeout(() => setTick((t) => t + 1), POLL_MS);
+    return () => clearTimeout(id);
+  }, [running, r.data]);
+  const role = session.value?.workspaces.find((w) => w.slug === workspace.value)?.role;
+  const mayStart = role === 'owner' || role === 'admin';
+  const start = async () => {
+    setNote(null);
+    try {
+      const res = unwrap(await api.POST('/api/admin/sync-runs', { body: {} }));
+      setNote({ ok: true, text: `Started ${res.runs.length} run(s)${res.alreadyRunning.length ? `; already running: ${res.alreadyRunning.join(', ')}` : ''}.` });
+      setTick((t) => t + 1);
+    } catch (err) { setNote({ ok: false, text: (err as Error).message }); }
+  };
+  return (
+    <main id="main" aria-labelledby="title">
+      <h1 id="title">Sync</h1>
+      <p>Data comes from the platform's Partner API: every hour, and when started here.{running ? ' A sync is running; this page refreshes by itself.' : ''}</p>
+      {mayStart && <button type="button" onClick={start}>Start a sync of every app</button>}
+      {note && <p role={note.ok ? 'status' : 'alert'} class={note.ok ? 'ok' : 'error'}>{note.text}</p>}
+      {r.error && <ErrorBox error={r.error} />}
+      {!r.data && r.loading && <Loading what="sync runs" />}
+      {r.data && <table data-testid="sync-runs">
+        <caption>Sync runs, newest first</caption>
+        <thead><tr><th scope="col">App</th><th scope="col">Status</th><th scope="col">Trigger</th><th scope="col">Started</th><th scope="col">Finished</th>
+          <th scope="col">Events</th><th scope="col">Transactions</th><th scope="col">Coverage</th><th scope="col">Error</th></tr></thead>
+        <tbody>{r.data.runs.map((x) => (
+          <tr key={x.runId} data-status={x.status}><th scope="row">{x.appId}</th><td>{x.status}</td><td>{x.trigger}</td>
+            <td>{formatTimestamp(x.startedAt)}</td><td>{formatTimestamp(x.finishedAt)}</td>
+            <td>{formatCount(x.eventsCount)}</td><td>{formatCount(x.transactionsCount)}</td>
+            <td>{x.coverageFrom ? `${formatTimestamp(x.coverageFrom)} – ${formatTimestamp(x.coverageThrough)}` : '—'}{x.truncated ? ' (truncated)' : ''}</td>
+            <td>{x.error}</td></tr>
+        ))}</tbody>
+      </table>}
+    </main>
+  );
+}
