@@ -135,10 +135,18 @@ func (a *API) signIn(c *gin.Context) {
 	a.startSession(c, u, "user.sign_in", http.StatusOK)
 }
 
-// startSession creates a session for u, sets the cookie and answers the session's body.
+// startSession creates a session for u, sets the cookie and answers the session's body. A session
+// the browser already held ends: its cookie is replaced, and a session nobody can use any more
+// should not stay valid until it expires.
 func (a *API) startSession(c *gin.Context, u controlplane.User, action string, status int) {
 	ctx := c.Request.Context()
-	id, sess, err := a.Console.Auth.Sessions.Create(ctx, u.ID)
+	sessions := a.Console.Auth.Sessions
+	if ck, err := c.Request.Cookie(authn.CookieName); err == nil {
+		if old, err := sessions.Lookup(ctx, ck.Value); err == nil {
+			_ = sessions.End(ctx, old)
+		}
+	}
+	id, sess, err := sessions.Create(ctx, u.ID)
 	if err != nil {
 		a.fail(c, err)
 		return

@@ -54,6 +54,15 @@ func TestSignIn(t *testing.T) {
 	if st, _, _ := (&signedIn{env: env, cookie: "not-a-session"}).do(t, "GET", "/api/admin/session", nil); st != http.StatusUnauthorized {
 		t.Errorf("GET /session with an unknown cookie: %d", st)
 	}
+	// Signing in again from the same browser ends the session its cookie held.
+	again, raw2 := env.request(t, "POST", "/api/admin/session", map[string]string{"email": multiEmail, "password": password(multiEmail)},
+		"Cookie", authn.CookieName+"="+b.cookie)
+	if again.StatusCode != http.StatusOK {
+		t.Fatalf("second sign-in: %d %s", again.StatusCode, raw2)
+	}
+	if st, _, _ := b.do(t, "GET", "/api/admin/session", nil); st != http.StatusUnauthorized {
+		t.Errorf("the replaced session: %d", st)
+	}
 
 	entries, err := env.store.AuditLog(testenv.Ctx(t), env.ws["acme"].ID, 100)
 	if err != nil {
