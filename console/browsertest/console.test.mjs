@@ -146,7 +146,7 @@ test('Overview shows every currency\'s numbers exactly as GET /api/v1/summary an
   assert.ok(summary.currencies.length > 0, 'the demo data has paying customers');
   await page.locator(`[data-testid="kpi-${summary.currencies[0]}-mrrCents"]`).waitFor();
   const money_ = ['mrrCents', 'arrCents', 'arpuCents'];
-  const pct = ['netRevenueRetentionRate', 'largestCustomerShare', 'topTenCustomerShare'];
+  const pct = ['netRevenueRetentionRate', 'largestCustomerShare', 'topFiveCustomerShare', 'topTenCustomerShare'];
   let checked = 0;
   for (const c of summary.currencies) {
     const b = summary.byCurrency[c];

@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
 import { FilterBar } from '../components/FilterBar';
 import { ErrorBox, Loading } from '../components/Status';
-import { filterParams, query, type Filters } from '../filters';
+import { filterParams, query, rememberApps, type Filters } from '../filters';
 import { formatMoney } from '../format';
 import { href, navigate, type Route } from '../router';
 import { useLoad } from '../useLoad';
@@ -28,7 +28,7 @@ export function Customers({ route, filters }: { route: Route; filters: Filters }
   return (
     <main id="main" aria-labelledby="title">
       <h1 id="title">Customers</h1>
-      <FilterBar path="/customers" filters={filters} apps={[]} extra={{ scope }} />
+      <FilterBar path="/customers" filters={filters} apps={rememberApps(undefined)} extra={{ scope }} />
       <form class="filters" onSubmit={open} role="search">
         <label>Search name or shop domain <input type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} /></label>
         <label>Paying <select value={paying} onChange={(e) => setPaying(e.currentTarget.value as typeof paying)}>

@@ -68,6 +68,7 @@ function CurrencyKpis({ currency, block }: { currency: string; block: Block }) {
     ['arpuCents', 'ARPU', m(block.arpuCents), block.arpuCents],
     ['netRevenueRetentionRate', 'Net revenue retention', formatPercent(block.netRevenueRetentionRate), block.netRevenueRetentionRate],
     ['largestCustomerShare', 'Largest customer share', formatPercent(block.largestCustomerShare), block.largestCustomerShare],
+    ['topFiveCustomerShare', 'Top five customers share', formatPercent(block.topFiveCustomerShare), block.topFiveCustomerShare],
     ['topTenCustomerShare', 'Top ten customers share', formatPercent(block.topTenCustomerShare), block.topTenCustomerShare],
   ];
   return (
