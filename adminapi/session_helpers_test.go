@@ -79,7 +79,7 @@ func setupPeople(t *testing.T, tune func(*authn.SessionConfig)) *peopleEnv {
 	e := gin.New()
 	// The role matrix reaches handlers whose dependencies this fixture leaves out: they panic, and
 	// a 500 is "let through", which is what the matrix asks.
-	e.Use(gin.Recovery())
+	e.Use(gin.RecoveryWithWriter(io.Discard))
 	env.srv = httptest.NewServer(e)
 	t.Cleanup(env.srv.Close)
 	if env.sessions, err = authn.NewSessions(db.Redis, db.RedisC.KeyPrefix, cfg, env.srv.URL); err != nil {
