@@ -2543,7 +2543,10 @@ export interface components {
         };
         /**
          * @description The workspace lacks an active subscription (`subscription_inactive`), or the key is not
-         *     admin-scoped (`forbidden`).
+         *     admin-scoped (`forbidden`). With a console session (`forbidden`, the message says which):
+         *     the person's role is below the route's (docs/SECURITY.md "Roles"; an admin-scoped key needs
+         *     the owner role), they are not a member of the workspace `X-Revtrack-Workspace` names, or a
+         *     state-changing request lacks the session's `X-CSRF-Token` or comes from another `Origin`.
          */
         AdminForbidden: {
             headers: {
