@@ -447,7 +447,7 @@ func TestTrackerScriptServed(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/javascript") ||
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/javascript") ||
 		resp.Header.Get("Cache-Control") == "" || resp.Header.Get("ETag") == "" || len(b) == 0 {
 		t.Fatalf("%d %v %d bytes", resp.StatusCode, resp.Header, len(b))
 	}

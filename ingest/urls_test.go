@@ -11,7 +11,7 @@ import (
 
 // tracker.js strips with the edge's expression: one list, in both places.
 func TestTrackerStripsTheSameParams(t *testing.T) {
-	m := regexp.MustCompile(`const STRIP = /(.*)/;`).FindSubmatch(tracker.Script)
+	m := regexp.MustCompile(`const STRIP = /(.*)/;`).FindSubmatch(tracker.Source)
 	if m == nil {
 		t.Fatal("STRIP expression not found in tracker.js")
 	}

@@ -5,9 +5,18 @@ package tracker
 
 import _ "embed"
 
-// Script is tracker.js as served: readable source without a build step, at most 5 KB gzipped.
+//go:generate go run ./gen
+
+// Source is tracker.js as written: the readable script, which the tests read for its rules.
 //
 //go:embed tracker.js
+var Source []byte
+
+// Script is tracker.js as served: Source minified at build time (go generate, see gen/), committed
+// as tracker.min.js so a fresh clone builds without the generator; TestMinifiedIsCurrent keeps it
+// equal to the source's output. The edge compresses it once at start-up (ingest/script.go).
+//
+//go:embed tracker.min.js
 var Script []byte
 
 // ContentType is the Content-Type to serve Script with.

@@ -1,6 +1,6 @@
 /*! revtrack tracker.js. Usage and the reasons behind each rule: README.md */
 (function (w, d) {
-  'use strict';
+  // No 'use strict': nothing here depends on it, and the served script is counted in bytes.
 
   // Parameter names (lower-cased) stripped from captured URLs: ingest.SecretParamPattern (tested).
   const STRIP = /^(hmac|sig|timestamp|session|session_?id|session_state|host|shop|code|state|nonce|(oauth|code)_verifier|saml(request|response)|key|auth|authorization|pass|pwd|otp|jwt|ticket|sid|phpsessid|jsessionid)$|token|secret|passw(or)?d|signature|credential|api[-_]?key/;
@@ -25,7 +25,7 @@
     if (!tag || (w.tracker && w.tracker.__rt)) return;
     debug = tag.hasAttribute('data-debug');
     const key = tag.getAttribute('data-key') || '';
-    if (key.indexOf('tracker_pk_') !== 0) return warn('data-key is not a public key');
+    if (key.indexOf('tracker_pk_') !== 0) return warn('bad data-key');
     const custom = tag.getAttribute('data-api');
     const api = custom ? new URL(custom, location.href).href : new URL('collect', tag.src).href;
 
@@ -157,7 +157,7 @@
       const n = retry.n + 1;
       const m = /(?:^|\n)retry-after:\s*([^\r\n]+)/i.exec(x.getAllResponseHeaders());
       const ra = m ? (isNaN(m[1]) ? Date.parse(m[1]) - Date.now() : m[1] * 1000) : status === 429 ? 6e4 : 0;
-      const ms = Math.max(Math.min(2000 * Math.pow(2, n - 1), 3e5) * (0.5 + Math.random() / 2), Math.min(ra || 0, 36e5));
+      const ms = Math.max(Math.min(2000 * 2 ** (n - 1), 3e5) * (0.5 + Math.random() / 2), Math.min(ra || 0, 36e5));
       set('retry', retry = { at: Date.now() + ms, n: n });
       warn(status + ', retry in ' + Math.round(ms / 1000) + ' s');
       schedule(0);
@@ -195,8 +195,8 @@
     }
 
     function track(name, props) {
-      if (typeof name !== 'string' || !NAME.test(name) || name === 'page_view' || name === 'platform_context') return warn('bad event name: ' + name);
-      if (props != null && Object.prototype.toString.call(props) !== '[object Object]') return warn('properties: not an object');
+      if (typeof name !== 'string' || !NAME.test(name) || name === 'page_view' || name === 'platform_context') return warn('bad name: ' + name);
+      if (props != null && ({}).toString.call(props) !== '[object Object]') return warn('bad properties');
       // A JSON copy: later changes by the caller do not leak in; a cycle throws here.
       enqueue(event(name, props ? { properties: JSON.parse(JSON.stringify(props)) } : null));
     }
@@ -257,11 +257,10 @@
     }).join('&');
   }
 
-  // crypto.randomUUID exists in secure contexts only.
+  // A version 4 UUID from getRandomValues, which works on http pages too (randomUUID does not).
   function uuid() {
-    const c = w.crypto;
-    return c.randomUUID ? c.randomUUID() : '10000000-1000-4000-8000-100000000000'.replace(/[018]/g,
-      (n) => (n ^ (c.getRandomValues(new Uint8Array(1))[0] & (15 >> (n / 4)))).toString(16));
+    return '10000000-1000-4000-8000-100000000000'.replace(/[018]/g,
+      (n) => (n ^ (w.crypto.getRandomValues(new Uint8Array(1))[0] & (15 >> (n / 4)))).toString(16));
   }
 
   // compact omits empty fields (contract); false stays.

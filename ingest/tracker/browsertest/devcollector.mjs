@@ -1,12 +1,12 @@
 // A throwaway stand-in for the collect edge, used only with TRACKER_DEV_COLLECTOR=1 while the real
-// edge is being written. It serves ../tracker.js at /v1/tracker.js and answers POST /v1/collect per
+// edge is being written. It serves ../tracker.min.js (the script as the edge serves it) at /v1/tracker.js and answers POST /v1/collect per
 // the collection contract (README.md), keeping what it accepted in memory. The real run uses the Go
 // edge and reads back from ClickHouse; every test goes through harness.mjs for both.
 import http from 'node:http';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const SCRIPT = fileURLToPath(new URL('../tracker.js', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('../tracker.min.js', import.meta.url));
 const NAME = /^[A-Za-z0-9_.:-]{1,64}$/;
 const MAX_BODY = 64 * 1024;
 
