@@ -25,7 +25,13 @@ func (a *api) checkMovements(ctx context.Context, from, to string) (movementChec
 	if o.err != nil || o.status != 200 {
 		return c, fmt.Errorf("daily movements: status %d, %v %s", o.status, o.err, o.body)
 	}
-	var m reporting.Movements
+	// Only the periods: the envelope's dates are JSON strings, which reporting.Date does not decode.
+	var m struct {
+		Periods []struct {
+			Date       string                             `json:"date"`
+			ByCurrency map[string]reporting.MovementBlock `json:"byCurrency"`
+		} `json:"periods"`
+	}
 	if err := json.Unmarshal(body, &m); err != nil {
 		return c, fmt.Errorf("daily movements: %w", err)
 	}
