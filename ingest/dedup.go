@@ -66,6 +66,20 @@ func (d *RedisDeduper) Confirm(ctx context.Context, scope, eventID string) error
 	return nil
 }
 
+// ConfirmMany confirms a batch of reservations in one round trip (a pipeline of Confirm's SETs).
+func (d *RedisDeduper) ConfirmMany(ctx context.Context, cs []confirmation) error {
+	_, err := d.Client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, c := range cs {
+			p.Set(ctx, d.key(c.scope, c.eventID), doneValue, d.TTL)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("dedup confirm: %w", err)
+	}
+	return nil
+}
+
 var releaseIfPending = redis.NewScript(`
 if redis.call("GET", KEYS[1]) == ARGV[1] then
   return redis.call("DEL", KEYS[1])

@@ -210,17 +210,18 @@ func TestRetryAfterTimeoutCountsOnceEndToEnd(t *testing.T) {
 	}
 }
 
-// producedThen runs then right after each write Kafka acknowledged: the moment a client that
-// disconnects hurts the most.
+// producedThen runs then right after each write Kafka acknowledged, before the edge learns of it:
+// the moment a client that disconnects hurts the most.
 type producedThen struct {
 	Producer
 	then func()
 }
 
-func (p producedThen) ProduceSync(ctx context.Context, rs ...*kgo.Record) kgo.ProduceResults {
-	res := p.Producer.ProduceSync(ctx, rs...)
-	p.then()
-	return res
+func (p producedThen) Produce(ctx context.Context, r *kgo.Record, promise func(*kgo.Record, error)) {
+	p.Producer.Produce(ctx, r, func(r *kgo.Record, err error) {
+		p.then()
+		promise(r, err)
+	})
 }
 
 // TestConfirmSurvivesClientDisconnect: the client goes away right after Kafka acknowledged its

@@ -172,28 +172,48 @@ func (s *Service) serverEvents(c *gin.Context) {
 	rec := &kgo.Record{Topic: s.d.ServerTopic, Key: []byte(partitionKey(ev.SourceID, ev.AcquisitionID, ev.EventID)), Value: value}
 	// The reservation follows the write's outcome, even one that arrives after a 503 (the broker
 	// stalled past --ingest-produce-timeout): until then the ID stays pending, so the client's retry
-	// is told to wait rather than written a second time.
-	settle := func(ctx context.Context, err error) {
-		if err != nil {
+	// is told to wait rather than written a second time. Both run off the request's path and context.
+	settled := make(chan struct{})
+	settle := func(err error) {
+		if err == nil {
+			s.confirms.add(confirmation{scope: src.ID, eventID: ev.EventID, done: settled})
+			return
+		}
+		go func() {
+			defer close(settled)
+			ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
+			defer cancel()
 			// The write failed, so the ID must not look seen: the client's retry is a first attempt.
 			if rerr := s.d.Deduper.Release(ctx, src.ID, ev.EventID, token); rerr != nil {
 				s.d.Log.Warn("dedup release failed; the reservation expires on its own", "err", rerr)
 			}
-			return
-		}
-		if cerr := s.d.Deduper.Confirm(ctx, src.ID, ev.EventID); cerr != nil {
-			// The event is durable; storage deduplication covers a retry that Redis cannot recognise.
-			s.d.Log.Warn("dedup confirm failed", "err", cerr)
-		}
+		}()
 	}
 	if err := s.produce(ctx, settle, rec); err != nil {
 		s.reject(c, routeServerEvents, err)
+		if err != errUnacknowledged {
+			s.awaitSettled(c, settled)
+		}
 		return
 	}
 	s.metrics.requests.WithLabelValues(routeServerEvents, "accepted").Inc()
 	s.metrics.events.WithLabelValues(kindServer, "accepted").Inc()
 	c.Header("Cache-Control", "no-store")
 	c.JSON(http.StatusAccepted, ServerEventResponse{Accepted: true, Duplicate: false, EventID: ev.EventID})
+	s.awaitSettled(c, settled)
+}
+
+// awaitSettled sends the answer already written, then holds the connection until the reservation
+// was confirmed or released (at most settleTimeout). The client has its answer without waiting for
+// Redis, and its next request on the same connection, a retry included, finds the ID settled.
+func (s *Service) awaitSettled(c *gin.Context, settled <-chan struct{}) {
+	c.Writer.Flush()
+	t := time.NewTimer(settleTimeout)
+	defer t.Stop()
+	select {
+	case <-settled:
+	case <-t.C:
+	}
 }
 
 // partitionKey keeps one browser's events in one partition; without an acquisition ID the event ID

@@ -28,9 +28,11 @@ type ControlPlane interface {
 	AuthenticateServerKey(ctx context.Context, private, pk, teamSlug string) (controlplane.Source, controlplane.Workspace, error)
 }
 
-// Producer writes records and waits for the broker's acknowledgement.
+// Producer writes records asynchronously and calls promise with each one's outcome (kgo.Client):
+// the edge waits on the promises, so concurrent requests share the producer's linger and batches
+// (ProduceSync flushes at once, which left batches of 2-3 records: docs/BENCHMARKS.md, issue 17).
 type Producer interface {
-	ProduceSync(ctx context.Context, rs ...*kgo.Record) kgo.ProduceResults
+	Produce(ctx context.Context, r *kgo.Record, promise func(*kgo.Record, error))
 }
 
 var (
@@ -55,10 +57,11 @@ type Deps struct {
 
 // Service is the ingest edge.
 type Service struct {
-	cfg     Config
-	d       Deps
-	policy  LimitPolicy
-	metrics *metrics
+	cfg      Config
+	d        Deps
+	policy   LimitPolicy
+	metrics  *metrics
+	confirms *confirmBatcher
 }
 
 // New builds the edge.
@@ -66,7 +69,7 @@ func New(cfg Config, d Deps) *Service {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	return &Service{cfg: cfg, d: d, metrics: newMetrics(d.Registry), policy: staticPolicy{
+	return &Service{cfg: cfg, d: d, metrics: newMetrics(d.Registry), confirms: newConfirmBatcher(d.Deduper, d.Log), policy: staticPolicy{
 		server:  Limit{N: cfg.ServerEventsPerMinute, Window: time.Minute},
 		browser: Limit{N: cfg.BrowserRequestsPerMinute, Window: time.Minute},
 	}}
@@ -135,34 +138,50 @@ const settleTimeout = 5 * time.Second
 
 // produce writes recs and waits for Kafka to acknowledge all of them, but never longer than
 // cfg.ProduceTimeout: then it returns errUnacknowledged whatever the broker is doing. settle, when
-// not nil, runs once the outcome is known (a nil error: every record acknowledged), on a context of
-// its own: before produce returns when the outcome comes in time, else later, in the background.
+// not nil, is called once with the outcome (a nil error: every record acknowledged) as soon as it is
+// known, on the producer's promise goroutine: it must not block (the edge's only queues work).
 //
-// The write runs on a context detached from the request: a client that disconnects must not cancel
-// it half-way, and the deadline still fails the records that were not sent by the time the edge
-// gives up, so that they are not written after the 503 as well. A record already sent cannot be
-// recalled (the idempotent producer waits for its outcome): it may land after the 503.
-func (s *Service) produce(ctx context.Context, settle func(context.Context, error), recs ...*kgo.Record) error {
-	detached := context.WithoutCancel(ctx)
-	pctx, cancel := context.WithTimeout(detached, s.cfg.ProduceTimeout)
-	var gaveUp atomic.Bool
-	done := make(chan error, 1)
-	start := time.Now()
-	go func() {
-		defer cancel()
-		err := s.d.Producer.ProduceSync(pctx, recs...).FirstErr()
-		s.metrics.produce.Observe(time.Since(start).Seconds())
-		s.metrics.produceOutcome(err, gaveUp.Load())
-		if err != nil {
-			s.d.Log.Warn("produce failed", "err", err, "records", len(recs), "after_answer", gaveUp.Load())
+// The records go to the producer's buffer one by one and the wait is on their promises, so the
+// producer's linger batches them with other requests' records; 2xx still waits for acks=all of
+// every record. The write runs on a context detached from the request: a client that disconnects
+// must not cancel it half-way, and the deadline still fails the records that were not sent by the
+// time the edge gives up, so that they are not written after the 503 as well. A record already sent
+// cannot be recalled (the idempotent producer waits for its outcome): it may land after the 503.
+func (s *Service) produce(ctx context.Context, settle func(error), recs ...*kgo.Record) error {
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.ProduceTimeout)
+	defer cancel()
+	var (
+		gaveUp  atomic.Bool
+		left    atomic.Int32
+		failed  atomic.Pointer[error]
+		done    = make(chan error, 1)
+		start   = time.Now()
+		promise = func(_ *kgo.Record, err error) {
+			if err != nil {
+				failed.CompareAndSwap(nil, &err)
+			}
+			if left.Add(-1) != 0 {
+				return
+			}
+			var first error
+			if p := failed.Load(); p != nil {
+				first = *p
+			}
+			s.metrics.produce.Observe(time.Since(start).Seconds())
+			s.metrics.produceOutcome(first, gaveUp.Load())
+			if first != nil {
+				s.d.Log.Warn("produce failed", "err", first, "records", len(recs), "after_answer", gaveUp.Load())
+			}
+			if settle != nil {
+				settle(first)
+			}
+			done <- first
 		}
-		if settle != nil {
-			sctx, scancel := context.WithTimeout(detached, settleTimeout)
-			settle(sctx, err)
-			scancel()
-		}
-		done <- err
-	}()
+	)
+	left.Store(int32(len(recs)))
+	for _, r := range recs {
+		s.d.Producer.Produce(pctx, r, promise)
+	}
 	select {
 	case err := <-done:
 		return producedOrUnavailable(err)
