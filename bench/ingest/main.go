@@ -5,10 +5,12 @@
 // duration for every target, it measures:
 //
 //   - server events (POST /api/tracking/server-events) through the whole edge of an in-process
-//     `revtrack all` (auth, validation, Redis dedup and rate limit, Kafka acks=all), next to a bare
-//     net/http handler that only reads and JSON-decodes the same body (the baseline);
-//   - browser batches (POST /v1/collect) through the edge, next to the same bare handler decoding
-//     the same batch;
+//     `revtrack all` (auth, validation, Redis dedup and rate limit, Kafka acks=all), next to two
+//     baselines: the floor (floor.go: decode, one Redis script, one ProduceSync, 202) and a bare
+//     net/http handler that only reads and JSON-decodes the same body; at each of -conns, in
+//     -runs interleaved rounds, with the CPU per event and the records per produce batch;
+//   - browser batches (POST /v1/collect) the same way;
+//   - tracker.js: its bytes on the wire with br, gzip and identity;
 //   - end-to-end freshness: at a steady rate of server events, the time from each 2xx to the first
 //     ClickHouse poll that returns the event's row.
 //
@@ -24,38 +26,42 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/revtrack/revtrack/bench/internal/benchkit"
+	"github.com/revtrack/revtrack/schemas"
 )
 
 // Targets from the issue.
 const (
-	targetRatio        = 0.6
+	targetFloorRatio   = 1.0 // edge ÷ floor, requests/s; the CPU per event at most the floor's
+	targetScriptBytes  = 3 << 10
 	targetFreshnessP99 = 2 * time.Second
 )
 
 type options struct {
-	threads, connections, batch, freshRate int
-	duration, warmup, freshDuration, poll  time.Duration
-	wrk, cpuprofile, revtrackArgs, stack   string
-	command                                string
-	verbose, strict                        bool
+	threads, batch, freshRate, runs       int
+	conns                                 []int
+	duration, warmup, freshDuration, poll time.Duration
+	wrk, cpuprofile, revtrackArgs, stack  string
+	command                               string
+	verbose, strict                       bool
 }
 
 func main() {
 	var o options
 	flag.IntVar(&o.threads, "threads", 2, "wrk threads (the same for every target)")
-	flag.IntVar(&o.connections, "connections", 32, "wrk connections (the same for every target)")
-	flag.DurationVar(&o.duration, "duration", 15*time.Second, "measured wrk run per target")
-	flag.DurationVar(&o.warmup, "warmup", 3*time.Second, "unmeasured wrk run before each target")
+	connList := flag.String("conns", "64,256", "wrk connections, comma-separated: every target is measured at each")
+	flag.IntVar(&o.runs, "runs", 3, "interleaved rounds (bare, floor, edge) per concurrency; the table shows medians")
+	flag.DurationVar(&o.duration, "duration", 10*time.Second, "measured wrk run per target and round")
+	flag.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured wrk run before each target and round")
 	flag.IntVar(&o.batch, "batch", 20, "page views per browser batch")
 	flag.IntVar(&o.freshRate, "fresh-rate", 50, "server events per second during the freshness measurement")
 	flag.DurationVar(&o.freshDuration, "fresh-duration", 20*time.Second, "length of the freshness measurement")
@@ -68,23 +74,20 @@ func main() {
 	flag.BoolVar(&o.verbose, "v", false, "print wrk's own output of every measured run")
 	flag.BoolVar(&o.strict, "strict", false, "exit 1 when a target is missed")
 	flag.Parse()
+	for _, f := range strings.Split(*connList, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < o.threads {
+			fmt.Fprintf(os.Stderr, "bench-ingest: -conns: %q is not a number of connections >= -threads\n", f)
+			os.Exit(2)
+		}
+		o.conns = append(o.conns, n)
+	}
 	os.Exit(run(o))
 }
 
 func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench-ingest: "+format+"\n", args...)
 }
-
-// row is one measured target.
-type row struct {
-	name        string
-	batch       int
-	res         wrkResult
-	cpu         benchkit.CPUUse
-	produceMean time.Duration // edge only: mean time until Kafka acknowledged, from /metrics
-}
-
-func (r row) eventsPerSec() float64 { return r.res.AcceptedPerSec() * float64(r.batch) }
 
 // run runs the sections: server events and browser batches against the bare baseline, and
 // freshness.
@@ -95,7 +98,7 @@ func run(o options) int {
 		progress("wrk not found (apt-get install wrk; `make bench-ingest` installs it): %v", err)
 		return 1
 	}
-	if (o.command != "all" && o.command != "ingest") || o.freshRate < 1 || o.batch < 1 || o.threads < 1 || o.connections < o.threads {
+	if (o.command != "all" && o.command != "ingest") || o.freshRate < 1 || o.batch < 1 || o.threads < 1 || o.runs < 1 {
 		progress("invalid flags")
 		return 2
 	}
@@ -112,7 +115,7 @@ func run(o options) int {
 		progress("%v", err)
 		return 1
 	}
-	ld := load{bin: o.wrk, threads: o.threads, connections: o.connections, script: script}
+	ld := load{bin: o.wrk, threads: o.threads, script: script}
 
 	bareURL, stopBare, err := startBare(ctx)
 	if err != nil {
@@ -139,6 +142,8 @@ func run(o options) int {
 	}
 
 	var problems []string
+	accepted := map[string]int64{} // by mode: what the edge answered 202, warm-ups included
+	profiled := false
 	pipeline := o.command == "all"
 	var prime, fresh freshResult
 	if pipeline {
@@ -162,97 +167,129 @@ func run(o options) int {
 		}
 	}
 
+	fl, err := startFloor(ctx, st)
+	if err != nil {
+		progress("floor: %v", err)
+		return 1
+	}
+	defer fl.stop()
+
 	occurred := time.Now().UTC().Format(time.RFC3339)
 	args := wrkArgs{private: st.Private, public: st.Source.PublicKey, slug: benchkit.TeamSlug, occurred: occurred, origin: benchkit.Origin}
-	measure := func(name, url, mode, tag string, batch int, edge bool) (row, int64, error) {
+	// measure runs one target once: a warm-up, then the measured run with the CPU of this process
+	// (revtrack in-process, the floor, the bare handler), Kafka and Redis sampled around it.
+	measure := func(t target, mode, tag string, batch, conns int) (sample, error) {
 		a := args
 		a.mode, a.batch = mode, batch
-		progress("%s: warm-up %s, then %s (wrk -t%d -c%d)", name, o.warmup, o.duration, o.threads, o.connections)
+		ld := ld
+		ld.connections = conns
+		progress("%s @%d: warm-up %s, then %s (wrk -t%d -c%d)", t.name, conns, o.warmup, o.duration, o.threads, conns)
 		a.tag = tag + "w-" + st.ID
-		warm, err := ld.run(ctx, url, o.warmup, a)
+		warm, err := ld.run(ctx, t.url, o.warmup, a)
 		if err != nil {
-			return row{}, 0, err
+			return sample{}, err
 		}
 		a.tag = tag + "-" + st.ID
 		pSum, pCount := st.metric("revtrack_ingest_produce_seconds_sum"), st.metric("revtrack_ingest_produce_seconds_count")
-		if edge && mode == "server" && o.cpuprofile != "" {
+		b0, r0 := t.batches()
+		if t.edge && mode == "server" && o.cpuprofile != "" && !profiled {
+			profiled = true
 			f, err := os.Create(o.cpuprofile)
 			if err != nil {
-				return row{}, 0, err
+				return sample{}, err
 			}
 			defer f.Close()
 			if err := pprof.StartCPUProfile(f); err != nil {
-				return row{}, 0, err
+				return sample{}, err
 			}
 			defer pprof.StopCPUProfile()
 		}
 		before := benchkit.SampleCPU(o.stack)
-		res, err := ld.run(ctx, url, o.duration, a)
+		res, err := ld.run(ctx, t.url, o.duration, a)
 		after := benchkit.SampleCPU(o.stack)
 		if err != nil {
-			return row{}, 0, err
+			return sample{}, err
 		}
-		r := row{name: name, batch: batch, res: res, cpu: benchkit.CPUBetween(before, after, res.WrkCPU)}
-		if edge {
+		b1, r1 := t.batches()
+		smp := sample{res: res, batch: batch, cpu: benchkit.CPUBetween(before, after, res.WrkCPU)}
+		if b1 > b0 {
+			smp.perBatch = (r1 - r0) / (b1 - b0)
+		}
+		if t.edge {
 			if n := st.metric("revtrack_ingest_produce_seconds_count") - pCount; n > 0 {
-				r.produceMean = time.Duration((st.metric("revtrack_ingest_produce_seconds_sum") - pSum) / n * float64(time.Second))
+				smp.produceMean = time.Duration((st.metric("revtrack_ingest_produce_seconds_sum") - pSum) / n * float64(time.Second))
 			}
 		}
 		if o.verbose {
-			fmt.Fprintf(os.Stderr, "--- %s ---\n%s\n", name, res.Raw)
+			fmt.Fprintf(os.Stderr, "--- %s @%d ---\n%s\n", t.name, conns, res.Raw)
 		}
 		for _, x := range []wrkResult{warm, res} {
 			if x.Other > 0 || x.SocketErrors > 0 {
-				problems = append(problems, fmt.Sprintf("%s: %d answers other than 202 (last %d), %d socket errors",
-					name, x.Other, x.LastOther, x.SocketErrors))
+				problems = append(problems, fmt.Sprintf("%s @%d: %d answers other than 202 (last %d), %d socket errors",
+					t.name, conns, x.Other, x.LastOther, x.SocketErrors))
 			}
 		}
-		return r, warm.Accepted + res.Accepted, nil
-	}
-
-	// 2. Server events: the baseline, then the edge, back to back.
-	srvPath, colPath := "/api/tracking/server-events", "/v1/collect"
-	bareSrv, _, err := measure("bare net/http, server event", bareURL+srvPath, "server", "bs", 1, false)
-	if err != nil {
-		progress("%v", err)
-		return 1
-	}
-	edgeSrv, edgeSrvAccepted, err := measure("edge, server event", st.Revtrack.BaseURL+srvPath, "server", "es", 1, true)
-	if err != nil {
-		progress("%v", err)
-		return 1
-	}
-	// Every accepted server event must land; waiting also keeps the backlog out of the next runs.
-	srvDrain := drain{want: uint64(prime.Acked + fresh.Acked + int(edgeSrvAccepted))}
-	if pipeline {
-		if srvDrain.took, srvDrain.landed, err = st.waitLanded(ctx, "server_events", srvDrain.want, 90*time.Second); err != nil {
-			problems = append(problems, err.Error())
+		if t.edge {
+			accepted[mode] += warm.Accepted + res.Accepted
 		}
-		progress("server_events holds %d of %d accepted events, %s after the load ended", srvDrain.landed, srvDrain.want,
-			srvDrain.took.Round(time.Millisecond))
+		return smp, nil
 	}
 
-	// 3. Browser batches: the baseline, then the edge.
-	bareCol, _, err := measure(fmt.Sprintf("bare net/http, browser batch of %d", o.batch), bareURL+colPath, "browser", "bb", o.batch, false)
-	if err != nil {
-		progress("%v", err)
-		return 1
-	}
-	edgeCol, edgeColAccepted, err := measure(fmt.Sprintf("edge, browser batch of %d", o.batch), st.Revtrack.BaseURL+colPath, "browser", "eb", o.batch, true)
-	if err != nil {
-		progress("%v", err)
-		return 1
-	}
-	colDrain := drain{want: uint64(edgeColAccepted) * uint64(o.batch)}
-	if pipeline {
-		if colDrain.took, colDrain.landed, err = st.waitLanded(ctx, "browser_events", colDrain.want, 90*time.Second); err != nil {
-			problems = append(problems, err.Error())
+	// 2. Server events, then browser batches: at each concurrency, o.runs rounds of bare, floor and
+	// edge back to back, so that the machine's load (shared with other work) falls on all three alike
+	// and the ratios of one round are what count.
+	srvTopic, colTopic := schemas.TopicServerEvents+st.Suffix, schemas.TopicBrowserEvents+st.Suffix
+	sections := []struct {
+		mode, path, tag, topic string
+		batch                  int
+	}{{"server", "/api/tracking/server-events", "s", srvTopic, 1}, {"browser", "/v1/collect", "b", colTopic, o.batch}}
+	var results []result
+	for _, sec := range sections {
+		targets := []target{
+			{name: "bare net/http", url: bareURL + sec.path, batches: func() (float64, float64) { return 0, 0 }},
+			{name: "floor", url: fl.url + sec.path, batches: func() (float64, float64) {
+				return float64(fl.counts.batches.Load()), float64(fl.counts.records.Load())
+			}},
+			{name: "edge", url: st.Revtrack.BaseURL + sec.path, edge: true, batches: func() (float64, float64) {
+				return st.topicMetric("produce_batches_total", sec.topic), st.topicMetric("produce_records_total", sec.topic)
+			}},
 		}
-		progress("browser_events holds %d of %d accepted events, %s after the load ended", colDrain.landed, colDrain.want,
-			colDrain.took.Round(time.Millisecond))
+		for _, conns := range o.conns {
+			res := result{mode: sec.mode, batch: sec.batch, conns: conns, samples: make([][]sample, len(targets))}
+			for t := range targets {
+				res.names = append(res.names, targets[t].name)
+			}
+			for round := range o.runs {
+				for t, tg := range targets {
+					smp, err := measure(tg, sec.mode, fmt.Sprintf("%s%d%d%d", sec.tag, conns, round, t), sec.batch, conns)
+					if err != nil {
+						progress("%v", err)
+						return 1
+					}
+					res.samples[t] = append(res.samples[t], smp)
+				}
+			}
+			results = append(results, res)
+		}
+	}
+	// Every event the edge accepted must land; waiting also tells how far the pipeline lags.
+	srvDrain := drain{want: uint64(prime.Acked+fresh.Acked) + uint64(accepted["server"])}
+	colDrain := drain{want: uint64(accepted["browser"]) * uint64(o.batch)}
+	if pipeline {
+		for _, d := range []struct {
+			table string
+			dr    *drain
+		}{{"server_events", &srvDrain}, {"browser_events", &colDrain}} {
+			if d.dr.took, d.dr.landed, err = st.waitLanded(ctx, d.table, d.dr.want, 120*time.Second); err != nil {
+				problems = append(problems, err.Error())
+			}
+			progress("%s holds %d events (the edge accepted %d; the floor's land too), %s after the load ended", d.table,
+				d.dr.landed, d.dr.want, d.dr.took.Round(time.Millisecond))
+		}
 	}
 
-	missed := report(os.Stdout, o, mach, started, []row{bareSrv, edgeSrv, bareCol, edgeCol}, fresh, srvDrain, colDrain, problems)
+	sb := measureScript(st.Revtrack.BaseURL)
+	missed := report(os.Stdout, o, mach, started, results, sb, fresh, srvDrain, colDrain, problems)
 	switch {
 	case len(problems) > 0:
 		return 1
@@ -265,86 +302,4 @@ func run(o options) int {
 type drain struct {
 	landed, want uint64
 	took         time.Duration
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
-
-func verdict(ok bool) string {
-	if ok {
-		return "PASS"
-	}
-	return "FAIL"
-}
-
-// report prints the results as Markdown (a terminal reads it as a table; docs/BENCHMARKS.md takes it
-// as is) and says whether a target was missed.
-func report(w io.Writer, o options, m machine, started time.Time, rows []row, f freshResult, srv, col drain, problems []string) bool {
-	fmt.Fprintf(w, "\n## Ingest benchmark, %s\n\n", started.UTC().Format("2006-01-02 15:04 MST"))
-	fmt.Fprintf(w, "Machine: %d CPUs, %s, %.1f GiB RAM, Linux %s, %s, %s; load average at start %s, at end %s.\n",
-		m.CPUs, m.Model, m.MemGiB, m.Kernel, m.Go, m.Wrk, m.LoadAvg, benchkit.LoadAvg())
-	edge := "`revtrack " + o.command + "` in-process, default settings"
-	if o.revtrackArgs != "" {
-		edge = "`revtrack " + o.command + " " + o.revtrackArgs + "` in-process"
-	}
-	fmt.Fprintf(w, "Edge: %s. Load: wrk -t%d -c%d, %s measured after a %s warm-up per target, unique event IDs per request.\n\n",
-		edge, o.threads, o.connections, o.duration, o.warmup)
-
-	fmt.Fprintln(w, "| Target | req/s (202) | events/s | p50 | p99 | edge / bare |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
-	ratios := make([]float64, len(rows))
-	for i, r := range rows {
-		ratio := ""
-		if i%2 == 1 && rows[i-1].res.AcceptedPerSec() > 0 {
-			ratios[i] = r.res.AcceptedPerSec() / rows[i-1].res.AcceptedPerSec()
-			ratio = fmt.Sprintf("%.2f×", ratios[i])
-		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", r.name, benchkit.Num(r.res.AcceptedPerSec()), benchkit.Num(r.eventsPerSec()),
-			ms(r.res.P50), ms(r.res.P99), ratio)
-	}
-	pipeline := o.command == "all"
-	if pipeline {
-		fmt.Fprintf(w, "| freshness, %d server events/s for %s (2xx → row in ClickHouse, polled every %s) | | %d events | %s | %s | |\n",
-			f.Rate, f.Duration, f.Poll, f.Visible, ms(f.pct(50)), ms(f.pct(99)))
-	}
-
-	ratioOK := ratios[1] >= targetRatio
-	freshOK := f.Visible > 0 && f.Visible == f.Sent && f.pct(99) <= targetFreshnessP99
-	fmt.Fprintln(w, "\n| Target | Measured | Goal | |")
-	fmt.Fprintln(w, "|---|---:|---:|---|")
-	fmt.Fprintf(w, "| edge / bare, server events (req/s) | %.2f× | ≥ %.1f× | %s |\n", ratios[1], targetRatio, verdict(ratioOK))
-	if pipeline {
-		fmt.Fprintf(w, "| freshness p99 | %s | ≤ %s | %s |\n", ms(f.pct(99)), targetFreshnessP99, verdict(freshOK))
-	} else {
-		fmt.Fprintf(w, "| freshness p99 | not measured (revtrack %s: no processors) | ≤ %s | |\n", o.command, targetFreshnessP99)
-		freshOK = true
-	}
-
-	fmt.Fprintln(w, "\nDetails:")
-	for _, r := range rows {
-		fmt.Fprintf(w, "- %s: %d requests in %s, p90 %s, max %s, mean %s", r.name, r.res.Requests, r.res.Duration.Round(time.Millisecond),
-			ms(r.res.P90), ms(r.res.Max), ms(r.res.Mean))
-		if r.produceMean > 0 {
-			fmt.Fprintf(w, "; mean Kafka produce (acks=all) %s", ms(r.produceMean))
-		}
-		self, all := r.cpu.PerRequest(r.res.AcceptedPerSec())
-		fmt.Fprintf(w, "; CPU in cores: %s; CPU per request: %s µs in the bench process, %s µs with wrk, Kafka, ClickHouse and Redis.\n",
-			r.cpu, benchkit.Num(float64(self)/float64(time.Microsecond)), benchkit.Num(float64(all)/float64(time.Microsecond)))
-	}
-	if pipeline {
-		fmt.Fprintf(w, "- freshness: %d sent, %d acknowledged, %d visible; p90 %s, max %s", f.Sent, f.Acked, f.Visible,
-			ms(f.pct(90)), ms(f.pct(100)))
-		if len(f.Failed) > 0 {
-			fmt.Fprintf(w, "; failed %v", f.Failed)
-		}
-		fmt.Fprintln(w, ".")
-		fmt.Fprintf(w, "- landed: server_events %d of %d accepted (%s after the load ended), browser_events %d of %d (%s after);"+
-			" more than accepted because wrk does not count the answers to requests in flight when it stops.\n",
-			srv.landed, srv.want, srv.took.Round(time.Millisecond), col.landed, col.want, col.took.Round(time.Millisecond))
-	} else {
-		fmt.Fprintf(w, "- revtrack %s: the edge without the processors, so nothing lands in ClickHouse during the runs.\n", o.command)
-	}
-	for _, p := range problems {
-		fmt.Fprintf(w, "- PROBLEM: %s\n", p)
-	}
-	return !ratioOK || !freshOK
 }

@@ -69,3 +69,25 @@ func (s *stack) metric(name string) float64 {
 	}
 	return 0
 }
+
+// topicMetric sums the edge producer's kprom counter name (e.g. produce_batches_total) over the
+// series of one topic.
+func (s *stack) topicMetric(name, topic string) float64 {
+	resp, err := http.Get(s.Revtrack.BaseURL + "/metrics")
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	var buf bytes.Buffer
+	_, _ = buf.ReadFrom(resp.Body)
+	var sum float64
+	for l := range strings.Lines(buf.String()) {
+		if !strings.HasPrefix(l, "revtrack_kafka_producer_"+name+"{") || !strings.Contains(l, `topic="`+topic+`"`) {
+			continue
+		}
+		var f float64
+		_, _ = fmt.Sscan(strings.TrimSpace(l[strings.LastIndexByte(l, ' '):]), &f)
+		sum += f
+	}
+	return sum
+}

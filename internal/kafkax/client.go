@@ -83,7 +83,10 @@ func common(c Config, name string, reg prometheus.Registerer) []kgo.Opt {
 	}
 	if reg != nil {
 		// One subsystem per client: kprom registers fixed label sets, so clients cannot share names.
-		m := kprom.NewMetrics("revtrack_kafka", kprom.Subsystem(strings.ReplaceAll(name, "-", "_")), kprom.Registerer(reg))
+		// kprom's default details (bytes by node and topic) plus batches and records, whose ratio
+		// is the records per produce batch that the linger buys (docs/BENCHMARKS.md, issue 17).
+		m := kprom.NewMetrics("revtrack_kafka", kprom.Subsystem(strings.ReplaceAll(name, "-", "_")), kprom.Registerer(reg),
+			kprom.FetchAndProduceDetail(kprom.ByNode, kprom.ByTopic, kprom.UncompressedBytes, kprom.Batches, kprom.Records))
 		opts = append(opts, kgo.WithHooks(m))
 	}
 	return opts
