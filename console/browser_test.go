@@ -87,7 +87,12 @@ func TestConsoleInChromium(t *testing.T) {
 	invite := admin("user", "invite", "--workspace", "demo", "--email", "invited@demo.example", "--role", "member")["link"].(string)
 	admin("user", "create", "--email", "reset@demo.example", "--name", "Reset Member", "--workspace", "demo", "--role", "member")
 	reset := admin("user", "reset-password", "--email", "reset@demo.example")["link"].(string)
-	env := append(os.Environ(), "CONSOLE_URL="+app.URL(), "CONSOLE_API_KEY="+key[1], "CONSOLE_EMAIL="+email, "CONSOLE_PASSWORD="+password,
+	// A second workspace (one of the demo's apps, no partner connection so no data) where the owner is
+	// a member: the workspace switcher.
+	admin("workspace", "create", "second", "--name", "Second Apps Ltd.", "--apps", "demo-reviews")
+	admin("member", "put", "second", email, "member")
+	secondKey := admin("key", "create", "second", "--name", "console browser test")["key"].(string)
+	env := append(os.Environ(), "CONSOLE_SECOND_KEY="+secondKey, "CONSOLE_URL="+app.URL(), "CONSOLE_API_KEY="+key[1], "CONSOLE_EMAIL="+email, "CONSOLE_PASSWORD="+password,
 		"CONSOLE_INVITE_LINK="+invite, "CONSOLE_RESET_LINK="+reset, "CONSOLE_RESET_EMAIL=reset@demo.example")
 	cmd := exec.Command("node", "--test", "--test-reporter=spec", "--test-concurrency=1", "browsertest/")
 	cmd.Dir = dir

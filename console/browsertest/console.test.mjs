@@ -189,6 +189,30 @@ test('Overview: time to visible data after navigation (measured, not asserted)',
   await context.close();
 });
 
+test('the workspace switcher reads the other workspace, as its own API answers it', async () => {
+  const { context, page, problems } = await open(`#/overview?${rangeHash}`);
+  const demo = await api('/api/v1/summary', range);
+  // The second workspace has no partner connection, so no synced data: its summary is empty.
+  const second = await api('/api/v1/summary', range, env.secondKey);
+  assert.deepEqual(second.currencies, []);
+  const kpi = page.getByTestId(`kpi-${demo.currencies[0]}-mrrCents`);
+  await kpi.waitFor();
+  const asked = [];
+  page.on('request', (r) => { if (r.url().includes('/api/v1/summary')) asked.push(r.headers()['x-revtrack-workspace']); });
+  await page.getByLabel('Workspace').selectOption({ label: 'Second Apps Ltd. (member)' });
+  await page.getByText('No paying customers in this range.').waitFor();
+  assert.equal(await kpi.count(), 0, 'no number of the other workspace stays on screen');
+  assert.deepEqual(asked, ['second']);
+  // The choice is kept for the next visit; switching back shows the demo's numbers again.
+  await page.reload();
+  await page.getByText('No paying customers in this range.').waitFor();
+  await page.getByLabel('Workspace').selectOption({ label: 'Demo Apps Inc. (owner)' });
+  await page.waitForFunction(([sel, want]) => document.querySelector(sel)?.getAttribute('data-value') === want,
+    [`[data-testid="kpi-${demo.currencies[0]}-mrrCents"]`, String(demo.byCurrency[demo.currencies[0]].mrrCents)]);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('Revenue: the MRR series by month equals GET /api/v1/metrics/mrr?interval=month; movements and cohorts render', async () => {
   const { context, page, problems } = await open(`#/revenue?${rangeHash}&metric=mrr&interval=month`);
   const series = await api('/api/v1/metrics/mrr', { ...range, interval: 'month' });

@@ -6,6 +6,7 @@
 //   CONSOLE_EMAIL, CONSOLE_PASSWORD  an owner of the demo workspace (the only one the user belongs to)
 //   CONSOLE_INVITE_LINK  a one-time invitation link (member) from `revtrack admin user invite`
 //   CONSOLE_RESET_LINK, CONSOLE_RESET_EMAIL  a password-reset link and its member's e-mail
+//   CONSOLE_SECOND_KEY  a key of the second workspace (slug second), where the owner is a member
 //   CONSOLE_SCREENSHOTS  a folder: each screen test writes <screen>.png there (make console-screenshots)
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -27,6 +28,7 @@ export const env = {
   inviteLink: process.env.CONSOLE_INVITE_LINK || '',
   resetLink: process.env.CONSOLE_RESET_LINK || '',
   resetEmail: process.env.CONSOLE_RESET_EMAIL || '',
+  secondKey: process.env.CONSOLE_SECOND_KEY || '',
 };
 
 export async function launch() {
@@ -59,9 +61,9 @@ export async function signIn(page, hash = '#/overview', password = env.password)
 }
 
 // api reads the REST API with the key, as a script would.
-export async function api(path, params = {}) {
+export async function api(path, params = {}, key = env.apiKey) {
   const q = new URLSearchParams(params).toString();
-  const r = await fetch(`${env.url}${path}${q ? '?' + q : ''}`, { headers: { authorization: `Bearer ${env.apiKey}` } });
+  const r = await fetch(`${env.url}${path}${q ? '?' + q : ''}`, { headers: { authorization: `Bearer ${key}` } });
   if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
   return r.json();
 }
