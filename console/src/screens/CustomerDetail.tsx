@@ -45,11 +45,11 @@ export function CustomerDetail({ id, filters }: { id: string; filters: Filters }
         <p>Coverage: transactions {d.analytics.coverage.transactions.complete ? 'complete' : 'incomplete'}, lifecycle {d.analytics.coverage.lifecycle.complete ? 'complete' : 'incomplete'}.</p>
         <h2>Timeline</h2>
         <table data-testid="timeline">
-          <thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Amount</th><th scope="col">Details</th></tr></thead>
+          <thead><tr><th scope="col" class="text">When</th><th scope="col" class="text">What</th><th scope="col">Amount</th><th scope="col" class="text">Details</th></tr></thead>
           <tbody>{d.timeline.map((e) => (
-            <tr key={e.id}><td>{formatTimestamp(e.occurredAt)}</td><td>{e.type.replaceAll('_', ' ').toLowerCase()}</td>
+            <tr key={e.id}><td class="text">{formatTimestamp(e.occurredAt)}</td><td class="text">{e.type.replaceAll('_', ' ').toLowerCase()}</td>
               <td>{e.currency && (e.netCents ?? e.amountCents) !== undefined ? formatMoney((e.netCents ?? e.amountCents)!, e.currency) : ''}</td>
-              <td>{[e.chargeName, e.description, e.reason].filter(Boolean).join(' · ')}</td></tr>
+              <td class="text">{[e.chargeName, e.description, e.reason].filter(Boolean).join(' · ')}</td></tr>
           ))}</tbody>
         </table>
       </>}

@@ -39,10 +39,10 @@ export function Customers({ route, filters }: { route: Route; filters: Filters }
       {r.error && <ErrorBox error={r.error} />}
       {!r.data && r.loading && <Loading what="customers" />}
       {r.data && <table data-testid="customers">
-        <thead><tr><th scope="col">Customer</th><th scope="col">Shop</th><th scope="col">App</th><th scope="col">Status</th><th scope="col">Paying</th><th scope="col">MRR</th></tr></thead>
+        <thead><tr><th scope="col">Customer</th><th scope="col" class="text">Shop</th><th scope="col" class="text">App</th><th scope="col" class="text">Status</th><th scope="col" class="text">Paying</th><th scope="col">MRR</th></tr></thead>
         <tbody>{rows.map((c) => (
           <tr key={c.id}><th scope="row"><a href={href('/customers/' + encodeURIComponent(c.id), { ...filterParams(filters), app: c.appId })}>{c.name || c.domain}</a></th>
-            <td>{c.domain}</td><td>{c.appId}</td><td>{c.status}{c.reportExcluded ? ' (excluded)' : ''}</td><td>{c.paying ? 'yes' : 'no'}</td>
+            <td class="text">{c.domain}</td><td class="text">{c.appId}</td><td class="text">{c.status}{c.reportExcluded ? ' (excluded)' : ''}</td><td class="text">{c.paying ? 'yes' : 'no'}</td>
             <td>{c.amrCurrency ? formatMoney(c.amrCents, c.amrCurrency) : '—'}</td></tr>
         ))}</tbody>
       </table>}

@@ -28,10 +28,10 @@ export function Movers({ route, filters }: { route: Route; filters: Filters }) {
       {r.error && <ErrorBox error={r.error} />}
       {!d && r.loading && <Loading what="customers" />}
       {d && <table data-testid="movers">
-        <thead><tr><th scope="col">Customer</th><th scope="col">App</th><th scope="col">Start MRR</th><th scope="col">End MRR</th><th scope="col">Movement</th></tr></thead>
+        <thead><tr><th scope="col">Customer</th><th scope="col" class="text">App</th><th scope="col">Start MRR</th><th scope="col">End MRR</th><th scope="col">Movement</th></tr></thead>
         <tbody>{d.customers.map((c) => (
           <tr key={c.id + c.appId}><th scope="row"><a href={href('/customers/' + encodeURIComponent(c.id), { ...filterParams(filters), app: c.appId })}>{c.name || c.domain}</a></th>
-            <td>{c.appId}</td><td>{formatMoney(c.startMrrCents, c.currency)}</td><td>{formatMoney(c.endMrrCents, c.currency)}</td>
+            <td class="text">{c.appId}</td><td>{formatMoney(c.startMrrCents, c.currency)}</td><td>{formatMoney(c.endMrrCents, c.currency)}</td>
             <td>{formatMoney(c.movementCents, c.currency)}</td></tr>
         ))}</tbody>
       </table>}

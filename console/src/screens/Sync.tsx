@@ -39,14 +39,14 @@ export function Sync() {
       {!r.data && r.loading && <Loading what="sync runs" />}
       {r.data && <table data-testid="sync-runs">
         <caption>Sync runs, newest first</caption>
-        <thead><tr><th scope="col">App</th><th scope="col">Status</th><th scope="col">Trigger</th><th scope="col">Started</th><th scope="col">Finished</th>
-          <th scope="col">Events</th><th scope="col">Transactions</th><th scope="col">Coverage</th><th scope="col">Error</th></tr></thead>
+        <thead><tr><th scope="col">App</th><th scope="col" class="text">Status</th><th scope="col" class="text">Trigger</th><th scope="col" class="text">Started</th><th scope="col" class="text">Finished</th>
+          <th scope="col">Events</th><th scope="col">Transactions</th><th scope="col" class="text">Coverage</th><th scope="col" class="text">Error</th></tr></thead>
         <tbody>{r.data.runs.map((x) => (
-          <tr key={x.runId} data-status={x.status}><th scope="row">{x.appId}</th><td>{x.status}</td><td>{x.trigger}</td>
-            <td>{formatTimestamp(x.startedAt)}</td><td>{formatTimestamp(x.finishedAt)}</td>
+          <tr key={x.runId} data-status={x.status}><th scope="row">{x.appId}</th><td class="text">{x.status}</td><td class="text">{x.trigger}</td>
+            <td class="text">{formatTimestamp(x.startedAt)}</td><td class="text">{formatTimestamp(x.finishedAt)}</td>
             <td>{formatCount(x.eventsCount)}</td><td>{formatCount(x.transactionsCount)}</td>
-            <td>{x.coverageFrom ? `${formatTimestamp(x.coverageFrom)} – ${formatTimestamp(x.coverageThrough)}` : '—'}{x.truncated ? ' (truncated)' : ''}</td>
-            <td>{x.error}</td></tr>
+            <td class="text">{x.coverageFrom ? `${formatTimestamp(x.coverageFrom)} – ${formatTimestamp(x.coverageThrough)}` : '—'}{x.truncated ? ' (truncated)' : ''}</td>
+            <td class="text">{x.error}</td></tr>
         ))}</tbody>
       </table>}
     </main>
