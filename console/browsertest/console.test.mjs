@@ -88,7 +88,7 @@ test('a session ended elsewhere sends the page back to sign-in', async () => {
   await context.close();
 });
 
-test('an invitation link signs a new member in once; the same link is refused after', async () => {
+test('an invitation link signs a new member in once (who then changes the password in My account); the same link is refused after', async () => {
   const { context, page, problems } = await newPage(browser);
   assert.match(env.inviteLink, /\/#\/accept-invitation\?token=/, 'the token travels in the fragment');
   await page.goto(env.inviteLink);
@@ -100,7 +100,17 @@ test('an invitation link signs a new member in once; the same link is refused af
   await page.getByRole('button', { name: 'Accept and sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
   assert.match(await page.getByLabel('Workspace').locator('option:checked').textContent(), /\(member\)/);
-  await page.getByRole('link', { name: 'Invited Member' }).waitFor();
+  // My account: the new member changes the password; the new one then signs in.
+  await page.getByRole('link', { name: 'Invited Member' }).click();
+  await page.getByLabel('Current password').fill('a fine new password 1');
+  await page.getByRole('textbox', { name: /^New password/ }).fill('a changed password 4');
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await page.getByRole('status').filter({ hasText: 'Password changed' }).waitFor();
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByLabel('E-mail').fill('invited@demo.example');
+  await page.getByLabel('Password').fill('a changed password 4');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.goto(env.inviteLink);
   await page.getByLabel('Your name').fill('Invited Again');
