@@ -118,7 +118,7 @@ func setupSync(t *testing.T) *syncFixture {
 	}
 	log := slog.New(slog.NewJSONHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg := platformsync.DefaultConfig()
-	cfg.RequestsPerSecond = 0
+	cfg.RequestsPerSecond, cfg.ProgressInterval = 0, 100*time.Millisecond
 	cfg.BaseURL, cfg.Egress.AllowPrivateNetworks = f.fakeURL, true // the operator's address: the fake, on loopback
 	f.svc = platformsync.NewService(cfg, platformsync.ServiceDeps{Workspaces: s, Connections: s.Partners(keys), CH: f.db.Conn,
 		Producer: producer, Topic: kc.Topic(schemas.TopicPlatformRecords), Redis: f.db.Redis, RedisPrefix: f.db.RedisC.KeyPrefix,
@@ -128,7 +128,7 @@ func setupSync(t *testing.T) *syncFixture {
 	gin.SetMode(gin.TestMode)
 	e := gin.New()
 	(&adminapi.API{Store: s, Log: log, Sync: &adminapi.SyncAPI{Partners: s.Partners(keys), Syncs: f.svc,
-		Runs: syncruns.Store{CH: f.db.Conn}, Audit: s, Log: log}}).Register(e)
+		Runs: syncruns.Store{CH: f.db.Conn, Live: f.db.Redis, Prefix: f.db.RedisC.KeyPrefix}, Audit: s, Log: log}}).Register(e)
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
 	f.fixture = fixture{srv: srv, store: s, admin: admin, rdr: reader}

@@ -12,7 +12,9 @@ import (
 	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/ingest/platformsync"
 	"github.com/revtrack/revtrack/internal/testenv"
+	"github.com/revtrack/revtrack/query/openapi"
 	"github.com/revtrack/revtrack/query/syncruns"
+	"github.com/revtrack/revtrack/schemas"
 )
 
 func TestSyncRunsOverHTTP(t *testing.T) {
@@ -66,6 +68,18 @@ func TestSyncRunsOverHTTP(t *testing.T) {
 	if status != 200 || len(body["runs"].([]any)) != 1 || body["runs"].([]any)[0].(map[string]any)["status"] != "running" {
 		t.Fatalf("list while running: %d %v", status, body)
 	}
+	// The running run's progress, published by the process running it: its first walk has begun
+	// and waits on its first page.
+	var progress map[string]any
+	testenv.Eventually(t, "the running run's progress", func() bool {
+		_, body := f.call(t, "GET", path, f.admin, nil)
+		progress, _ = body["runs"].([]any)[0].(map[string]any)["progress"].(map[string]any)
+		return progress != nil
+	})
+	if w, _ := progress["walk"].(map[string]any); w["step"] != 1.0 || w["stream"] != "transactions" || w["direction"] != "forward" ||
+		w["reachedAt"] != w["from"] || w["target"] == nil || progress["pages"] != 0.0 || progress["transactionsCount"] != 0.0 {
+		t.Fatalf("progress while the first page is held: %v", progress)
+	}
 	f.release()
 	testenv.Eventually(t, "the run to finish", func() bool {
 		rs, err := syncruns.Store{CH: f.db.Conn}.List(ctx, wsID(t, f), "app-1", 1)
@@ -77,7 +91,8 @@ func TestSyncRunsOverHTTP(t *testing.T) {
 	if status != 200 || len(got) != 1 {
 		t.Fatalf("list: %d %v", status, body)
 	}
-	if r := got[0].(map[string]any); r["runId"] != runID || r["status"] != "succeeded" || r["finishedAt"] == nil || r["coverageThrough"] == nil {
+	if r := got[0].(map[string]any); r["runId"] != runID || r["status"] != "succeeded" || r["finishedAt"] == nil || r["coverageThrough"] == nil ||
+		r["progress"] != nil || r["transactionsCount"] == 0.0 {
 		t.Errorf("finished run %v", r)
 	}
 	for _, q := range []string{"?limit=0", "?limit=501", "?limit=x"} {
@@ -110,7 +125,8 @@ func TestSyncRunsOverHTTP(t *testing.T) {
 }
 
 // The list's body is a contract (the list_sync_runs tool shows the same records): recorded runs
-// come back newest first, with nulls for what is not known.
+// come back newest first, with nulls for what is not known; a running run carries the progress its
+// process publishes, and none when nothing publishes it (its process died).
 func TestSyncRunsListBody(t *testing.T) {
 	f := setupSync(t)
 	ctx := testenv.Ctx(t)
@@ -137,12 +153,23 @@ events_count, transactions_count, coverage_from, coverage_through, truncated, er
 			at("2024-06-01T00:00:00Z"), at("2026-03-31T05:00:00Z"), 1, "", 3},
 		{"run-c", "schedule", "failed", at("2026-03-31T06:00:00Z"), at("2026-03-31T06:00:09Z"), 0, 0,
 			at("2024-06-01T00:00:00Z"), at("2026-03-31T05:00:00Z"), 1, "transactions: partner api: HTTP 500: Internal Server Error", 4},
+		{"run-d", "manual", "running", at("2026-03-31T07:00:00Z"), nil, 0, 0, nil, nil, 0, "", 5},
+		{"run-e", "schedule", "running", at("2026-03-31T06:30:00Z"), nil, 0, 0, nil, nil, 0, "", 6}, // its process died: no progress
 	} {
 		if err := b.Append(r.id, ws, "app-1", r.trigger, r.status, *r.started, r.finished, r.events, r.txs, r.from, r.through, r.trunc, r.err, r.version); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := b.Send(); err != nil {
+		t.Fatal(err)
+	}
+	// run-d's process publishes its progress: the backward transactions walk, its target known.
+	eta := int64(42)
+	pub := &platformsync.ProgressPublisher{Client: f.db.Redis, Prefix: f.db.RedisC.KeyPrefix, Interval: time.Minute}
+	if err := pub.Publish(ctx, ws, "app-1", "run-d", schemas.SyncProgress{UpdatedAt: *at("2026-03-31T07:03:10Z"), EventsCount: 900,
+		TransactionsCount: 2400, Pages: 57, Walk: schemas.SyncWalk{Step: 4, Steps: 4, Stream: "transactions", Direction: "backward",
+			From: *at("2026-01-01T00:00:00Z"), ReachedAt: *at("2025-07-14T09:30:01Z"), Target: at("2024-06-01T00:00:00Z"),
+			EstimatedSecondsLeft: &eta}}); err != nil {
 		t.Fatal(err)
 	}
 	status, raw := f.raw(t, "GET", "/api/admin/sync-runs?appId=app-1", f.admin, nil)
@@ -155,6 +182,25 @@ events_count, transactions_count, coverage_from, coverage_through, truncated, er
 	}
 	pretty.WriteByte('\n')
 	testenv.Golden(t, "testdata/sync_runs.json", pretty.Bytes())
+
+	// The body, progress included, is what the OpenAPI document says.
+	doc, err := openapi.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	schema := doc.Paths.Find("/api/admin/sync-runs").Get.Responses.Status(200).Value.Content.Get("application/json").Schema.Value
+	if err := schema.VisitJSON(v); err != nil {
+		t.Errorf("the body does not match the OpenAPI schema: %v", err)
+	}
+	// Control: a walk in no known direction is refused, so the check can fail.
+	v.(map[string]any)["runs"].([]any)[0].(map[string]any)["progress"].(map[string]any)["walk"].(map[string]any)["direction"] = "sideways"
+	if schema.VisitJSON(v) == nil {
+		t.Error("the schema accepts a progress walk in direction sideways")
+	}
 }
 
 func wsID(t *testing.T, f *syncFixture) string {

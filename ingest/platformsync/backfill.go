@@ -22,14 +22,16 @@ func (b budget) spent() bool { return !b.deadline.IsZero() && !time.Now().Before
 // records the new edge (the oldest instant loaded without gaps) and the cursor to continue from,
 // so a later run resumes exactly there. It ends for good at the app's oldest record (origin) or,
 // for transactions, at the row limit; done is false when the budget ran out first.
-func (s *Syncer) backward(ctx context.Context, ws, app, stream string, b budget) (n uint64, done bool, err error) {
+func (s *Syncer) backward(ctx context.Context, ws, app, stream string, b budget, wc walkCtx) (n uint64, done bool, err error) {
 	st, ok, err := s.readCursor(ctx, ws, app, stream+startSuffix)
 	if err != nil || !ok {
 		return 0, false, err
 	}
 	if finished(st.Cursor) {
+		wc.tr.walk(wc.step, stream, "backward", st.WindowEnd, st.WindowEnd)
 		return 0, true, nil
 	}
+	wc.tr.walk(wc.step, stream, "backward", st.WindowEnd, time.Time{})
 	progress, edge := parseBackfill(st.Cursor), st.WindowEnd
 	first, has, err := s.firstRecordAt(ctx, app, stream)
 	if err != nil {
@@ -39,6 +41,11 @@ func (s *Syncer) backward(ctx context.Context, ws, app, stream string, b budget)
 	if stream == StreamTransactions {
 		limit = s.rowLimit()
 	}
+	target := edge // nothing older than the edge
+	if has {
+		target = earliest(first, edge)
+	}
+	wc.tr.bound(target, limit-min(progress.Loaded, limit), b.deadline)
 	log := s.log().With("app_id", app, "stream", stream, "walk", "backward")
 	for pages := 0; ; pages++ {
 		if !has || !first.Before(edge) {
@@ -73,6 +80,7 @@ func (s *Syncer) backward(ctx context.Context, ws, app, stream string, b budget)
 			return n, false, err
 		}
 		progress.Loaded += k
+		wc.tr.page(k, time.Time{})
 		switch {
 		case hitLimit:
 			at := edge
@@ -88,6 +96,7 @@ func (s *Syncer) backward(ctx context.Context, ws, app, stream string, b budget)
 			edge, progress.Before = wStart, ""
 			log.Debug("sync window loaded", "from", wStart, "loaded", progress.Loaded)
 		}
+		wc.tr.reach(edge)
 		if !first.Before(edge) {
 			continue // the loop's first check records origin
 		}

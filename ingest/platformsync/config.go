@@ -44,6 +44,10 @@ type Config struct {
 	// LockTTL is the lease of an app's sync lock; the holder renews it every third of it, so a
 	// crashed holder blocks the app for at most this long. Not a flag.
 	LockTTL time.Duration
+	// ProgressInterval is how often a running run publishes its progress; a published snapshot
+	// expires after 5 intervals without another, so a crashed run's progress is gone after at most
+	// that long. Not a flag.
+	ProgressInterval time.Duration
 }
 
 // DefaultConfig: hourly, 30-day windows, 90 days of recent history first, 3 days re-read for
@@ -63,6 +67,7 @@ func DefaultConfig() Config {
 		RequestsPerSecond: 4,
 		StartDelay:        time.Minute,
 		LockTTL:           time.Minute,
+		ProgressInterval:  2 * time.Second,
 	}
 }
 
@@ -115,8 +120,8 @@ func (c Config) Validate() error {
 	if c.RequestsPerSecond < 0 {
 		errs = append(errs, errors.New("platform-sync-requests-per-second: must not be negative"))
 	}
-	if c.StartDelay < 0 || c.LockTTL < time.Second {
-		errs = append(errs, errors.New("platform sync start delay must not be negative and the lock TTL at least 1s"))
+	if c.StartDelay < 0 || c.LockTTL < time.Second || c.ProgressInterval < 0 {
+		errs = append(errs, errors.New("platform sync start delay and progress interval must not be negative and the lock TTL at least 1s"))
 	}
 	return errors.Join(errs...)
 }

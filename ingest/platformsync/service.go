@@ -53,8 +53,8 @@ type ServiceDeps struct {
 	Producer    Producer
 	// Topic is the full platform-records topic name.
 	Topic string
-	// Redis holds the per-app locks, under RedisPrefix.
-	Redis       LockClient
+	// Redis holds the per-app locks and the progress of running runs, under RedisPrefix.
+	Redis       RedisClient
 	RedisPrefix string
 	Metrics     *Metrics
 	Log         *slog.Logger
@@ -64,6 +64,12 @@ type ServiceDeps struct {
 	Now func() time.Time
 }
 
+// RedisClient is the part of *redis.Client the service uses: locks and progress.
+type RedisClient interface {
+	LockClient
+	ProgressClient
+}
+
 // Service runs syncs: one app now (RunApp, for the CLI), several in the background (Start, for the
 // admin API) and every connected app on a schedule (Run). Every run holds its app's lock, so runs
 // of one app never overlap, whatever started them and in whichever process.
@@ -71,6 +77,7 @@ type Service struct {
 	cfg   Config
 	d     ServiceDeps
 	locks *Locks
+	prog  *ProgressPublisher
 	runs  runs
 	log   *slog.Logger
 
@@ -87,7 +94,8 @@ func NewService(cfg Config, d ServiceDeps) *Service {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{cfg: cfg, d: d, log: log, runs: runs{CH: d.CH},
-		locks: &Locks{Client: d.Redis, Prefix: d.RedisPrefix, TTL: cfg.LockTTL}}
+		locks: &Locks{Client: d.Redis, Prefix: d.RedisPrefix, TTL: cfg.LockTTL},
+		prog:  &ProgressPublisher{Client: d.Redis, Prefix: d.RedisPrefix, Interval: cfg.ProgressInterval}}
 	s.base, s.stop = context.WithCancelCause(context.Background())
 	return s
 }
@@ -152,7 +160,7 @@ func (s *Service) openWorkspace(ctx context.Context, w controlplane.Workspace) (
 func (s *Service) syncer(t target, client *Client) *Syncer {
 	return &Syncer{Client: client, CH: s.d.CH, Producer: s.d.Producer, Topic: s.d.Topic, PlatformApps: t.platformApps,
 		Window: s.cfg.Window, InitialWindow: s.cfg.InitialWindow, Overlap: s.cfg.Overlap, RowLimit: uint64(max(s.cfg.RowLimit, 0)),
-		BackfillBudget: s.cfg.BackfillBudget, Metrics: s.d.Metrics, Now: s.d.Now, Log: s.log}
+		BackfillBudget: s.cfg.BackfillBudget, Progress: s.prog, Metrics: s.d.Metrics, Now: s.d.Now, Log: s.log}
 }
 
 func (s *Service) client(t target) *Client {

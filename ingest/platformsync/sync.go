@@ -52,9 +52,11 @@ type Syncer struct {
 	// BackfillBudget bounds the time one run spends on backward walks; every stream still gets at
 	// least one page per run (0: no bound).
 	BackfillBudget time.Duration
-	Metrics        *Metrics
-	Now            func() time.Time
-	Log            *slog.Logger
+	// Progress publishes a running run's progress for readers in any process (nil: not published).
+	Progress *ProgressPublisher
+	Metrics  *Metrics
+	Now      func() time.Time
+	Log      *slog.Logger
 }
 
 // DefaultRowLimit is the transactions row limit per app (docs/METRICS.md 7.1).
@@ -132,7 +134,10 @@ func (s *Syncer) Execute(ctx context.Context, workspaceID, appID string, run sch
 	log := s.log().With("workspace_id", workspaceID, "app_id", appID, "run_id", run.RunID, "trigger", run.Trigger)
 	log.Info("sync run started")
 	began := time.Now()
-	pending, err := s.walk(ctx, workspaceID, appID, &run)
+	tr := newTracker()
+	stopProgress := s.Progress.run(ctx, log, workspaceID, appID, run.RunID, tr)
+	pending, err := s.walk(ctx, workspaceID, appID, &run, tr)
+	stopProgress()
 
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
@@ -162,6 +167,13 @@ func (s *Syncer) Execute(ctx context.Context, workspaceID, appID string, run sch
 	if werr := writeRun(cctx, s.CH, workspaceID, appID, run); werr != nil {
 		err = errors.Join(err, werr)
 	}
+	// After the final row: a reader never sees a running row without its progress on a clean end.
+	// A failed delete leaves a key that expires on its own and is shown with no ended run.
+	if s.Progress != nil {
+		if cerr := s.Progress.Clear(cctx, workspaceID, appID, run.RunID); cerr != nil {
+			log.Warn("sync progress not cleared; it expires on its own", "err", cerr)
+		}
+	}
 	s.Metrics.run(run.Trigger, run.Status, time.Since(began))
 	attrs := []any{"status", run.Status, "transactions", run.TransactionsCount, "events", run.EventsCount,
 		"truncated", run.Truncated, "seconds", time.Since(began).Seconds()}
@@ -174,18 +186,18 @@ func (s *Syncer) Execute(ctx context.Context, workspaceID, appID string, run sch
 }
 
 // walk runs the walks in order; pending reports a backward walk left unfinished by the budget.
-func (s *Syncer) walk(ctx context.Context, ws, app string, run *schemas.SyncRun) (pending bool, err error) {
+func (s *Syncer) walk(ctx context.Context, ws, app string, run *schemas.SyncRun, tr *tracker) (pending bool, err error) {
 	end := s.now().Truncate(time.Second)
-	for _, stream := range []string{StreamTransactions, StreamLifecycleEvents} {
-		n, err := s.forward(ctx, ws, app, stream, end)
+	for i, stream := range []string{StreamTransactions, StreamLifecycleEvents} {
+		n, err := s.forward(ctx, ws, app, stream, end, walkCtx{tr, i + 1})
 		count(run, stream, n)
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", stream, err)
 		}
 	}
 	budget := newBudget(s.BackfillBudget)
-	for _, stream := range []string{StreamLifecycleEvents, StreamTransactions} {
-		n, done, err := s.backward(ctx, ws, app, stream, budget)
+	for i, stream := range []string{StreamLifecycleEvents, StreamTransactions} {
+		n, done, err := s.backward(ctx, ws, app, stream, budget, walkCtx{tr, i + 3})
 		count(run, stream, n)
 		if err != nil {
 			return false, fmt.Errorf("%s backfill: %w", stream, err)
@@ -203,6 +215,12 @@ func count(run *schemas.SyncRun, stream string, n uint64) {
 	}
 }
 
+// walkCtx is a walk's place in its run's progress.
+type walkCtx struct {
+	tr   *tracker
+	step int
+}
+
 func newRunID() string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
@@ -212,7 +230,7 @@ func newRunID() string {
 // forward walks one stream from its forward cursor (less the overlap) to end, in windows, and
 // returns how many records it produced. On an app's first run it starts at now − InitialWindow
 // and records that instant as the backward edge in the `:start` cursor.
-func (s *Syncer) forward(ctx context.Context, ws, app, stream string, end time.Time) (uint64, error) {
+func (s *Syncer) forward(ctx context.Context, ws, app, stream string, end time.Time, wc walkCtx) (uint64, error) {
 	cur, ok, err := s.readCursor(ctx, ws, app, stream)
 	if err != nil {
 		return 0, err
@@ -243,6 +261,7 @@ func (s *Syncer) forward(ctx context.Context, ws, app, stream string, end time.T
 			from = st.WindowEnd
 		}
 	}
+	wc.tr.walk(wc.step, stream, "forward", from, end)
 	var n uint64
 	for wStart := from; wStart.Before(end); {
 		wEnd := earliest(wStart.Add(s.window()), end)
@@ -256,15 +275,20 @@ func (s *Syncer) forward(ctx context.Context, ws, app, stream string, end time.T
 			if err != nil {
 				return n, err
 			}
+			var reached time.Time
 			if len(p.items) > 0 {
 				after = p.last().cursor
 				// Loaded without gaps through the second before the last record (later records of
 				// that same second are reached through the cursor).
-				through := latest(p.last().at.Truncate(time.Second).Add(-time.Second), wStart.Truncate(time.Second), edge)
+				reached = latest(p.last().at.Truncate(time.Second).Add(-time.Second), wStart.Truncate(time.Second))
+				through := latest(reached, edge)
 				if err := s.writeCursor(ctx, ws, app, stream, cursor{Cursor: after, WindowEnd: through}); err != nil {
 					return n, err
 				}
 			}
+			// Progress shows the walk's own instant, which trails the coverage edge while the
+			// overlap is re-read.
+			wc.tr.page(k, reached)
 			if !p.more {
 				break
 			}
@@ -272,6 +296,7 @@ func (s *Syncer) forward(ctx context.Context, ws, app, stream string, end time.T
 		if err := s.writeCursor(ctx, ws, app, stream, cursor{Cursor: after, WindowEnd: latest(wEnd.Truncate(time.Second), edge)}); err != nil {
 			return n, err
 		}
+		wc.tr.reach(wEnd)
 		s.log().Debug("sync window loaded", "app_id", app, "stream", stream, "walk", "forward", "from", wStart, "to", wEnd)
 		wStart = wEnd
 	}

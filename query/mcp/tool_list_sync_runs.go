@@ -31,7 +31,10 @@ const listSyncRunsDescription = "Recent runs of the platform sync that loads the
 	"Each run: runId, appId, trigger (schedule or manual), status (running, succeeded, failed, partial), startedAt, finishedAt " +
 	"(null while running), eventsCount and transactionsCount (records the run loaded), coverageFrom and coverageThrough " +
 	"(the span of transaction history loaded after the run, RFC 3339 UTC instants), truncated (true when that history reached " +
-	"its row limit and older transactions are not loaded) and error (empty unless the run failed). " +
+	"its row limit and older transactions are not loaded), error (empty unless the run failed) and progress: null unless the run " +
+	"is running, else its live progress (eventsCount and transactionsCount loaded so far, pages fetched, and the walk in progress: " +
+	"step of steps, stream, direction forward or backward, from, reachedAt, target and estimatedSecondsLeft, null when not known). " +
+	"A run marked running whose progress is null has stopped (its process died; the app's next run marks it failed). " +
 	"Use it to explain a staleDataWarning, incomplete coverage or figures that look out of date; no tool triggers a sync."
 
 func (t *tools) listSyncRuns() toolDef {

@@ -80,7 +80,7 @@ events_count, transactions_count, coverage_from, coverage_through, truncated, er
 	got, _ := json.Marshal(rs[1])
 	const want = `{"runId":"run-a","appId":"app-1","trigger":"schedule","status":"succeeded","startedAt":"2026-03-31T04:00:00Z",` +
 		`"finishedAt":"2026-03-31T04:30:00Z","eventsCount":0,"transactionsCount":5300,"coverageFrom":null,` +
-		`"coverageThrough":"2026-03-31T04:00:00Z","truncated":true,"error":""}`
+		`"coverageThrough":"2026-03-31T04:00:00Z","truncated":true,"error":"","progress":null}`
 	if string(got) != want {
 		t.Errorf("record\n%s\nwant\n%s", got, want)
 	}

@@ -152,18 +152,25 @@ func (a *app) syncCommands() *cobra.Command {
 	var limit int
 	runs := &cobra.Command{Use: "runs SLUG", Args: cobra.ExactArgs(1),
 		Short: "List the workspace's latest sync runs (or --app's), newest first, as JSON",
+		Long: "A running run carries its live progress (records loaded, walk, instant reached, estimated time left), " +
+			"read from Redis where the process running it publishes it.",
 		RunE: func(c *cobra.Command, args []string) error {
-			return a.withStore(c, func(ctx context.Context, s *controlplane.Store) error {
-				w, err := s.WorkspaceBySlug(ctx, args[0])
-				if err != nil {
-					return err
-				}
-				rs, err := syncruns.Store{CH: s.Conn()}.List(ctx, w.ID, appID, limit)
-				if err != nil {
-					return err
-				}
-				return a.printJSON(rs)
-			})
+			ctx, cancel := context.WithTimeout(c.Context(), 2*time.Minute)
+			defer cancel()
+			in, err := a.openInfra(ctx, false, nil)
+			if err != nil {
+				return err
+			}
+			defer in.close(context.WithoutCancel(ctx))
+			w, err := controlplane.NewStore(in.clickhouse, in.redis, a.cfg.Redis.KeyPrefix).WorkspaceBySlug(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			rs, err := syncruns.Store{CH: in.clickhouse, Live: in.redis, Prefix: a.cfg.Redis.KeyPrefix, Log: a.log}.List(ctx, w.ID, appID, limit)
+			if err != nil {
+				return err
+			}
+			return a.printJSON(rs)
 		}}
 	runs.Flags().StringVar(&appID, "app", "", "only this app's runs")
 	runs.Flags().IntVar(&limit, "limit", 20, fmt.Sprintf("most runs to list (1 to %d)", syncruns.MaxRunsLimit))

@@ -149,7 +149,10 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 		// key-authenticated surface. The reporting API never writes and never triggers a sync; the
 		// admin API may start on-demand sync runs (POST /api/admin/sync-runs).
 		adminLog := a.log.With("component", "admin-api")
-		syncAPI, err := a.syncAPI(store, syncs, syncruns.Store{CH: in.clickhouse}, adminLog)
+		// Sync runs with the live progress of running ones, which the syncing process (maybe not
+		// this one) publishes in Redis.
+		runs := syncruns.Store{CH: in.clickhouse, Live: in.redis, Prefix: a.cfg.Redis.KeyPrefix, Log: adminLog}
+		syncAPI, err := a.syncAPI(store, syncs, runs, adminLog)
 		if err != nil {
 			return err
 		}
@@ -173,7 +176,7 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 		reports := reporting.New(in.clickhouse, reporting.WithLogger(queryLog))
 		(&query.API{Keys: store, Console: signIn.Auth, Sources: store, Tracking: tracking.New(in.clickhouse),
 			Reporting: reports, Budget: limits, Log: queryLog}).Register(engine)
-		querymcp.New(querymcp.Deps{Reporting: reports, Keys: store, SyncRuns: querymcp.SyncRuns(in.clickhouse), Budget: limits, Registry: reg,
+		querymcp.New(querymcp.Deps{Reporting: reports, Keys: store, SyncRuns: runs, Budget: limits, Registry: reg,
 			Log: a.log.With("component", "mcp")}).Register(engine)
 		webconsole.Register(engine) // the web console at / (docs/CONSOLE.md); API paths keep their 404s
 	}
