@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -49,8 +48,7 @@ func truncate(s string, n int) string {
 // cannot be interpreted (IDs, names, times) is refused.
 func decodeBrowserEvent(raw json.RawMessage, now time.Time, maxSkew time.Duration) (schemas.BrowserEvent, error) {
 	var in schemas.BrowserEventRequest
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&in); err != nil {
+	if err := json.Unmarshal(raw, &in); err != nil {
 		return schemas.BrowserEvent{}, fmt.Errorf("event is not a JSON object")
 	}
 	switch {
@@ -210,5 +208,5 @@ func (s *Service) collect(c *gin.Context) {
 	s.metrics.events.WithLabelValues(kindBrowser, "accepted").Add(float64(len(recs)))
 	s.metrics.requests.WithLabelValues(routeCollect, "accepted").Inc()
 	c.Header("Cache-Control", "no-store")
-	c.JSON(http.StatusAccepted, resp)
+	writeJSON(c, http.StatusAccepted, resp)
 }

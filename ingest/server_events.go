@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -40,8 +39,8 @@ func commissionable(name string) bool { return name == "paid" || name == "refund
 // the body says; credentials are checked by the caller.
 func decodeServerEvent(body []byte, now time.Time, maxSkew time.Duration) (schemas.ServerEventRequest, schemas.ServerEvent, error) {
 	var req schemas.ServerEventRequest
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&req); err != nil || dec.More() {
+	// Unmarshal, not a Decoder: one value and nothing after it, without the Decoder's buffers.
+	if err := json.Unmarshal(body, &req); err != nil {
 		return req, schemas.ServerEvent{}, errInvalidBody
 	}
 	ev := schemas.ServerEvent{EventID: req.EventID, AcquisitionID: req.AcquisitionID, Name: req.Name, ReceivedAt: now.UTC()}
@@ -162,7 +161,7 @@ func (s *Service) serverEvents(c *gin.Context) {
 		s.metrics.requests.WithLabelValues(routeServerEvents, "duplicate").Inc()
 		s.metrics.events.WithLabelValues(kindServer, "duplicate").Inc()
 		c.Header("Cache-Control", "no-store")
-		c.JSON(http.StatusOK, ServerEventResponse{Accepted: true, Duplicate: true, EventID: ev.EventID})
+		writeJSON(c, http.StatusOK, ServerEventResponse{Accepted: true, Duplicate: true, EventID: ev.EventID})
 		return
 	case state == statePending:
 		s.reject(c, routeServerEvents, errEventInProgress)
@@ -199,8 +198,16 @@ func (s *Service) serverEvents(c *gin.Context) {
 	s.metrics.requests.WithLabelValues(routeServerEvents, "accepted").Inc()
 	s.metrics.events.WithLabelValues(kindServer, "accepted").Inc()
 	c.Header("Cache-Control", "no-store")
-	c.JSON(http.StatusAccepted, ServerEventResponse{Accepted: true, Duplicate: false, EventID: ev.EventID})
+	writeJSON(c, http.StatusAccepted, ServerEventResponse{Accepted: true, Duplicate: false, EventID: ev.EventID})
 	s.awaitSettled(c, settled)
+}
+
+// writeJSON answers with a Content-Length, so that awaitSettled's flush sends the whole answer in
+// one write instead of switching it to chunked encoding (a second write for the last chunk).
+func writeJSON(c *gin.Context, status int, v any) {
+	b, _ := json.Marshal(v)
+	c.Header("Content-Length", strconv.Itoa(len(b)))
+	c.Data(status, "application/json; charset=utf-8", b)
 }
 
 // awaitSettled sends the answer already written, then holds the connection until the reservation

@@ -132,7 +132,9 @@ func run(o options) int {
 		}
 	}()
 	progress("starting revtrack %s in-process (database %s, topic suffix %s)", o.command, st.CH.Database, st.Suffix)
-	if err := st.Start(ctx, o.command, strings.Fields(o.revtrackArgs)); err != nil {
+	// The run's dedup keys expire within the hour even if the clean-up at the end does not finish
+	// (it has a minute for the database, the topics and some 10⁵ keys on a loaded machine).
+	if err := st.Start(ctx, o.command, append([]string{"--ingest-dedup-ttl", "1h"}, strings.Fields(o.revtrackArgs)...)); err != nil {
 		progress("%v", err)
 		return 1
 	}

@@ -119,6 +119,7 @@ func measureScript(base string) scriptBytes {
 		etag = resp.Header.Get("ETag")
 	}
 	req, _ := http.NewRequest(http.MethodGet, base+"/v1/tracker.js", nil)
+	req.Header.Set("Accept-Encoding", "identity") // the coding whose ETag etag is
 	req.Header.Set("If-None-Match", etag)
 	if resp, err := http.DefaultClient.Do(req); err == nil {
 		resp.Body.Close()
