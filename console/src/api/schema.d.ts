@@ -2136,6 +2136,42 @@ export interface components {
             /** @description The transaction history reached its row limit. */
             truncated: boolean;
             error: string;
+            /**
+             * @description Live progress of a running run, published every few seconds by the process running it
+             *     (docs/PLATFORM_SYNC.md). Null when the run has ended (its counts above are final), and for
+             *     a run still marked running whose process stopped publishing (it died): such a run is
+             *     marked failed by the app's next run.
+             */
+            progress: {
+                updatedAt: components["schemas"]["Timestamp"];
+                /** @description Lifecycle events loaded so far. */
+                eventsCount: number;
+                /** @description Transactions loaded so far. */
+                transactionsCount: number;
+                /** @description Partner API pages fetched so far. */
+                pages: number;
+                /** @description The walk in progress, step `step` of `steps`. */
+                walk: {
+                    step: number;
+                    steps: number;
+                    /** @enum {string} */
+                    stream: "transactions" | "lifecycle_events";
+                    /**
+                     * @description forward loads new records up to the run's start; backward fills older history.
+                     * @enum {string}
+                     */
+                    direction: "forward" | "backward";
+                    from: components["schemas"]["Timestamp"];
+                    reachedAt: components["schemas"]["Timestamp"];
+                    target: components["schemas"]["NullableTimestamp"];
+                    /**
+                     * @description This walk's time left at the rate it has moved from `from` toward `target` so far
+                     *     (bounded by the row limit and the backfill budget); later steps are not included.
+                     *     Null when not known yet.
+                     */
+                    estimatedSecondsLeft: number | null;
+                };
+            } | null;
         };
         AuditEntry: {
             at: components["schemas"]["Timestamp"];
