@@ -115,10 +115,10 @@ golden: ## Rewrite golden files after a deliberate contract change
 	UPDATE_GOLDEN=1 $(GO) test -count=1 ./...
 
 # The ingest benchmark (docs/BENCHMARKS.md). Not a test: it prints a table. BENCH_FLAGS passes flags
-# to bench/ingest, e.g. BENCH_FLAGS='-connections 128' or BENCH_FLAGS='-cpuprofile bin/edge.pprof'.
+# to bench/ingest, e.g. BENCH_FLAGS='-conns 128 -runs 5' or BENCH_FLAGS='-cpuprofile bin/edge.pprof'.
 BENCH_FLAGS ?=
 .PHONY: bench-ingest
-bench-ingest: tools stack-test ## Ingest benchmark: edge vs bare net/http handler, browser batches, freshness
+bench-ingest: tools stack-test ## Ingest benchmark: edge vs the floor and a bare handler at 64 and 256 connections, browser batches, tracker.js bytes, freshness
 	@command -v wrk >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk)
 	eval "$$($(TEST_STACK) env)"; export REVTRACK_KAFKA_BROKERS REVTRACK_CLICKHOUSE_ADDR REVTRACK_CLICKHOUSE_USERNAME REVTRACK_CLICKHOUSE_PASSWORD REVTRACK_REDIS_ADDR; \
 	$(GO) build -o bin/bench-ingest ./bench/ingest && bin/bench-ingest -stack-dir .stack/test $(BENCH_FLAGS)
