@@ -1,7 +1,9 @@
 package platformsync_test
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,6 +48,7 @@ func TestRunningRunShowsLiveProgress(t *testing.T) {
 
 	var seen []schemas.SyncProgress
 	var final syncruns.RunRecord
+	var endedAt time.Time
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the run did not end")
@@ -55,7 +58,7 @@ func TestRunningRunShowsLiveProgress(t *testing.T) {
 			t.Fatalf("list: %+v, %v", rs, err)
 		}
 		if rs[0].Status != platformsync.StatusRunning {
-			final = rs[0]
+			final, endedAt = rs[0], time.Now()
 			break
 		}
 		if p := rs[0].Progress; p != nil && (len(seen) == 0 || !p.UpdatedAt.Equal(seen[len(seen)-1].UpdatedAt)) {
@@ -104,6 +107,7 @@ func TestRunningRunShowsLiveProgress(t *testing.T) {
 	if estimates == 0 {
 		t.Error("no snapshot carried an estimate")
 	}
+	t.Logf("estimates against the time each walk really took: %s", estimateErrors(seen, endedAt))
 	steps := map[int]bool{}
 	for _, p := range seen {
 		steps[p.Walk.Step] = true
@@ -120,4 +124,24 @@ func TestRunningRunShowsLiveProgress(t *testing.T) {
 	if n, err := e.db.Redis.Exists(ctx, schemas.SyncProgressKey(e.db.RedisC.KeyPrefix, e.ws.ID, e.app, runID)).Result(); err != nil || n != 0 {
 		t.Errorf("progress key after the end: %d, %v", n, err)
 	}
+}
+
+// estimateErrors pairs each estimate with the time its walk really had left (until the first
+// snapshot of a later step, or the end of the run), for the log.
+func estimateErrors(seen []schemas.SyncProgress, endedAt time.Time) string {
+	var out []string
+	for i, p := range seen {
+		if p.Walk.EstimatedSecondsLeft == nil {
+			continue
+		}
+		stepEnd := endedAt
+		for _, q := range seen[i+1:] {
+			if q.Walk.Step > p.Walk.Step {
+				stepEnd = q.UpdatedAt
+				break
+			}
+		}
+		out = append(out, fmt.Sprintf("step %d: %ds est, %.1fs real", p.Walk.Step, *p.Walk.EstimatedSecondsLeft, stepEnd.Sub(p.UpdatedAt).Seconds()))
+	}
+	return strings.Join(out, "; ")
 }
