@@ -146,6 +146,11 @@ test('a password-reset link sets a new password, which then signs in', async () 
     return r.status;
   });
   assert.equal(status, 403);
+  // ... and sees the people of the workspace without any owner's action.
+  await page.getByRole('link', { name: 'People' }).click();
+  await page.getByTestId('members').waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Invite', exact: true }).count(), 0);
+  assert.equal(await page.getByTestId('members').locator('select').count(), 0);
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -307,6 +312,29 @@ test('Sync: an owner starts a sync from the console and sees it finish', async (
   }, before, { timeout: 120000 });
   await screenshot(page, 'sync');
   await noSeriousViolations(page, 'sync');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('People: an owner invites someone (the link is shown), changes a role, makes a reset link and removes a member', async () => {
+  const { context, page, problems } = await open('#/people');
+  const table = page.getByTestId('members');
+  await table.getByRole('cell', { name: 'invited@demo.example', exact: true }).waitFor();
+  await page.getByLabel('E-mail of the person to invite').fill('people-test@demo.example');
+  await page.getByRole('button', { name: 'Invite', exact: true }).click();
+  assert.match(await page.getByTestId('one-time-link').inputValue(), /\/#\/accept-invitation\?token=/);
+  await page.getByLabel('Role of reset@demo.example').selectOption('admin');
+  await page.getByRole('status').filter({ hasText: 'reset@demo.example is now admin' }).waitFor();
+  await page.getByRole('button', { name: 'Reset link for reset@demo.example' }).click();
+  assert.match(await page.getByTestId('one-time-link').inputValue(), /\/#\/reset-password\?token=/);
+  await screenshot(page, 'people');
+  await noSeriousViolations(page, 'people');
+  await page.getByRole('button', { name: 'Remove invited@demo.example' }).click();
+  await page.getByRole('status').filter({ hasText: 'invited@demo.example was removed' }).waitFor();
+  await table.getByRole('cell', { name: 'invited@demo.example', exact: true }).waitFor({ state: 'detached' });
+  const members = await (await page.evaluate(async () => (await fetch('/api/admin/members', { headers: { 'X-Revtrack-Workspace': 'demo' } })).json()));
+  assert.ok(!members.members.some((m) => m.email === 'invited@demo.example'));
+  assert.equal(members.members.find((m) => m.email === 'reset@demo.example').role, 'admin');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -12,6 +12,7 @@ import { Customers } from './screens/Customers';
 import { Movers } from './screens/Movers';
 import { AcceptInvitation, ResetPassword } from './screens/OneTimeLink';
 import { Overview } from './screens/Overview';
+import { People } from './screens/People';
 import { Revenue } from './screens/Revenue';
 import { SignIn } from './screens/SignIn';
 import { Sync } from './screens/Sync';
@@ -22,6 +23,7 @@ const nav = [
   { path: '/customers', label: 'Customers' },
   { path: '/acquisition', label: 'Acquisition' },
   { path: '/sync', label: 'Sync' },
+  { path: '/people', label: 'People' },
 ];
 
 export function App() {
@@ -64,5 +66,6 @@ function Screen({ path, route, filters }: { path: string; route: ReturnType<type
   if (path === '/acquisition') return <Acquisition route={route} filters={filters} />;
   if (path === '/account') return <Account />;
   if (path === '/sync') return <Sync />;
+  if (path === '/people') return <People />;
   return <Overview filters={filters} />;
 }
