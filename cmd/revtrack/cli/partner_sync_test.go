@@ -18,6 +18,7 @@ import (
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/internal/testenv/pipeline"
 	"github.com/revtrack/revtrack/query/syncruns"
+	"github.com/revtrack/revtrack/schemas"
 )
 
 // TestPartnerConnectAndSyncRun connects a workspace to a fake partner API with `revtrack admin
@@ -172,7 +173,35 @@ func TestPartnerConnectAndSyncRun(t *testing.T) {
 	if err := json.Unmarshal([]byte(run("admin", "sync", "runs", "acme", "--app", appIDs[0], "--limit", "5")), &listed); err != nil {
 		t.Fatal(err)
 	}
-	if len(listed) != 2 || listed[0].Status != "succeeded" || listed[0].AppID != appIDs[0] || listed[0].CoverageThrough == nil {
+	if len(listed) != 2 || listed[0].Status != "succeeded" || listed[0].AppID != appIDs[0] || listed[0].CoverageThrough == nil ||
+		listed[0].Progress != nil {
 		t.Errorf("listed runs %+v", listed)
+	}
+
+	// A running run shows the progress its process publishes in Redis (here published as a running
+	// process would).
+	b, err := db.Conn.PrepareBatch(ctx, `INSERT INTO sync_runs (run_id, workspace_id, app_id, trigger, status, started_at, events_count,
+transactions_count, truncated, error, version)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Append("run-live", ws.ID, appIDs[0], "schedule", "running", time.Now().Add(time.Hour), uint64(0), uint64(0), uint8(0), "", uint64(time.Now().UnixMicro())); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Send(); err != nil {
+		t.Fatal(err)
+	}
+	pub := &platformsync.ProgressPublisher{Client: db.Redis, Prefix: db.RedisC.KeyPrefix, Interval: time.Minute}
+	if err := pub.Publish(ctx, ws.ID, appIDs[0], "run-live", schemas.SyncProgress{UpdatedAt: time.Now().UTC(), TransactionsCount: 75, Pages: 3,
+		Walk: schemas.SyncWalk{Step: 1, Steps: 4, Stream: "transactions", Direction: "forward"}}); err != nil {
+		t.Fatal(err)
+	}
+	listed = nil
+	if err := json.Unmarshal([]byte(run("admin", "sync", "runs", "acme", "--app", appIDs[0], "--limit", "1")), &listed); err != nil {
+		t.Fatal(err)
+	}
+	if len(listed) != 1 || listed[0].RunID != "run-live" || listed[0].Progress == nil || listed[0].Progress.Pages != 3 ||
+		listed[0].Progress.TransactionsCount != 75 {
+		t.Errorf("a running run listed %+v", listed)
 	}
 }
