@@ -16,6 +16,7 @@ type Metrics struct {
 	records    *prometheus.CounterVec
 	requests   *prometheus.CounterVec
 	throttled  prometheus.Counter
+	progress   prometheus.Counter
 }
 
 // NewMetrics builds the sync's metrics and registers them with reg (nil: unregistered).
@@ -35,9 +36,11 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Partner API requests, by HTTP status (\"error\" when no response came)."}, []string{"status"}),
 		throttled: prometheus.NewCounter(prometheus.CounterOpts{Name: "revtrack_platform_sync_throttled_total",
 			Help: "Partner API answers with HTTP 429 (each is retried after a backoff)."}),
+		progress: prometheus.NewCounter(prometheus.CounterOpts{Name: "revtrack_platform_sync_progress_publish_failures_total",
+			Help: "Failed writes of a running run's progress to Redis (the run goes on; readers see no progress until one succeeds)."}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.runs, m.runSeconds, m.inFlight, m.busy, m.records, m.requests, m.throttled)
+		reg.MustRegister(m.runs, m.runSeconds, m.inFlight, m.busy, m.records, m.requests, m.throttled, m.progress)
 	}
 	return m
 }
@@ -79,5 +82,11 @@ func (m *Metrics) request(status int) {
 	m.requests.WithLabelValues(label).Inc()
 	if status == 429 {
 		m.throttled.Inc()
+	}
+}
+
+func (m *Metrics) progressFailed() {
+	if m != nil {
+		m.progress.Inc()
 	}
 }

@@ -68,9 +68,10 @@ func (p *ProgressPublisher) Clear(ctx context.Context, ws, app, runID string) er
 	return p.Client.Del(ctx, schemas.SyncProgressKey(p.Prefix, ws, app, runID)).Err()
 }
 
-// run publishes tr every interval until stop is called; stop returns once no publish is in flight,
-// so the caller's Clear comes after the last one.
-func (p *ProgressPublisher) run(ctx context.Context, log *slog.Logger, ws, app, runID string, tr *tracker) (stop func()) {
+// run publishes tr every interval, and as soon as a walk starts (so a run shows progress from its
+// first instant and its step changes at once: four extra writes a run), until stop is called; stop
+// returns once no publish is in flight, so the caller's Clear comes after the last one.
+func (p *ProgressPublisher) run(ctx context.Context, log *slog.Logger, m *Metrics, ws, app, runID string, tr *tracker) (stop func()) {
 	if p == nil {
 		return func() {}
 	}
@@ -87,6 +88,9 @@ func (p *ProgressPublisher) run(ctx context.Context, log *slog.Logger, ws, app, 
 				pctx, cancel := context.WithTimeout(ctx, p.interval())
 				err := p.Publish(pctx, ws, app, runID, sp)
 				cancel()
+				if err != nil && ctx.Err() == nil {
+					m.progressFailed()
+				}
 				switch {
 				case err != nil && !failing && ctx.Err() == nil:
 					// Progress is a view: the run goes on; readers see none until a publish succeeds.
@@ -102,6 +106,7 @@ func (p *ProgressPublisher) run(ctx context.Context, log *slog.Logger, ws, app, 
 			case <-ctx.Done():
 				return
 			case <-t.C:
+			case <-tr.walked:
 			}
 		}
 	}()
@@ -110,6 +115,9 @@ func (p *ProgressPublisher) run(ctx context.Context, log *slog.Logger, ws, app, 
 
 // tracker is one run's progress as its walks make it. A nil *tracker records nothing.
 type tracker struct {
+	// walked signals the publisher that a walk has started.
+	walked chan struct{}
+
 	mu sync.Mutex
 	sp schemas.SyncProgress
 	// target of the current walk (zero: not known yet); began is the walk's wall-clock start and
@@ -123,7 +131,7 @@ type tracker struct {
 	deadline time.Time
 }
 
-func newTracker() *tracker { return &tracker{} }
+func newTracker() *tracker { return &tracker{walked: make(chan struct{}, 1)} }
 
 // walk starts step's walk of stream in direction from from toward target (zero: not known).
 func (t *tracker) walk(step int, stream, direction string, from, target time.Time) {
@@ -134,6 +142,10 @@ func (t *tracker) walk(step int, stream, direction string, from, target time.Tim
 	defer t.mu.Unlock()
 	t.sp.Walk = schemas.SyncWalk{Step: step, Steps: walkSteps, Stream: stream, Direction: direction, From: from, ReachedAt: from}
 	t.target, t.began, t.loaded, t.rowsLeft, t.deadline = target, time.Now(), 0, 0, time.Time{}
+	select {
+	case t.walked <- struct{}{}:
+	default: // a signal is pending already
+	}
 }
 
 // bound sets what else ends the current walk: its target once known, the rows left under the row

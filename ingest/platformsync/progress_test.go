@@ -1,8 +1,15 @@
 package platformsync
 
 import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
 )
 
 // The estimate of a walk's time left is the remaining history at the rate the walk has moved so
@@ -73,4 +80,84 @@ func TestProgressEstimate(t *testing.T) {
 	if _, ok := newTracker().snapshot(now); ok {
 		t.Error("snapshot before any walk")
 	}
+}
+
+// fakeProgressClient records progress writes, failing them while fail is set.
+type fakeProgressClient struct {
+	mu   sync.Mutex
+	sets []string
+	fail bool
+}
+
+func (f *fakeProgressClient) SetArgs(ctx context.Context, key string, value any, a redis.SetArgs) *redis.StatusCmd {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cmd := redis.NewStatusCmd(ctx)
+	if f.fail {
+		cmd.SetErr(errors.New("redis down"))
+		return cmd
+	}
+	f.sets = append(f.sets, key)
+	return cmd
+}
+
+func (f *fakeProgressClient) Del(ctx context.Context, keys ...string) *redis.IntCmd { return redis.NewIntCmd(ctx) }
+
+func (f *fakeProgressClient) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.sets)
+}
+
+// A walk's start is published at once, not an interval later; a failed publish is counted and the
+// publisher goes on.
+func TestProgressPublisher(t *testing.T) {
+	fc := &fakeProgressClient{}
+	p := &ProgressPublisher{Client: fc, Prefix: "p:", Interval: time.Hour}
+	reg := prometheus.NewRegistry()
+	m := NewMetrics(reg)
+	tr := newTracker()
+	stop := p.run(context.Background(), slog.New(slog.DiscardHandler), m, "ws", "app", "run", tr)
+	defer stop()
+	time.Sleep(50 * time.Millisecond)
+	if n := fc.count(); n != 0 {
+		t.Fatalf("%d publishes before any walk", n)
+	}
+	tr.walk(1, StreamTransactions, "forward", time.Unix(0, 0), time.Unix(3600, 0))
+	waitFor(t, func() bool { return fc.count() == 1 })
+	if fc.sets[0] != "p:platformsync:progress:ws/app/run" {
+		t.Errorf("key %q", fc.sets[0])
+	}
+	fc.mu.Lock()
+	fc.fail = true
+	fc.mu.Unlock()
+	tr.walk(2, StreamLifecycleEvents, "forward", time.Unix(0, 0), time.Unix(3600, 0))
+	waitFor(t, func() bool { return failures(t, reg) == 1 })
+	fc.mu.Lock()
+	fc.fail = false
+	fc.mu.Unlock()
+	tr.walk(3, StreamLifecycleEvents, "backward", time.Unix(0, 0), time.Time{})
+	waitFor(t, func() bool { return fc.count() == 2 })
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+	}
+}
+
+func failures(t *testing.T, reg *prometheus.Registry) float64 {
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "revtrack_platform_sync_progress_publish_failures_total" {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	return 0
 }

@@ -135,7 +135,7 @@ func (s *Syncer) Execute(ctx context.Context, workspaceID, appID string, run sch
 	log.Info("sync run started")
 	began := time.Now()
 	tr := newTracker()
-	stopProgress := s.Progress.run(ctx, log, workspaceID, appID, run.RunID, tr)
+	stopProgress := s.Progress.run(ctx, log, s.Metrics, workspaceID, appID, run.RunID, tr)
 	pending, err := s.walk(ctx, workspaceID, appID, &run, tr)
 	stopProgress()
 
