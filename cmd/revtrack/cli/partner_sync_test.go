@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -62,7 +64,7 @@ func TestPartnerConnectAndSyncRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	// No schedule: the runs of this test are the ones it starts.
-	runapp.Start(t, kc, db.CH, db.RedisC, "--platform-sync-interval", "0")
+	app := runapp.Start(t, kc, db.CH, db.RedisC, "--platform-sync-interval", "0")
 
 	keys := "test-k1:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32))
 	flags := []string{"--clickhouse-addr", db.CH.Addr, "--clickhouse-database", db.CH.Database, "--redis-addr", db.RedisC.Addr,
@@ -203,5 +205,22 @@ transactions_count, truncated, error, version)`)
 	if len(listed) != 1 || listed[0].RunID != "run-live" || listed[0].Progress == nil || listed[0].Progress.Pages != 3 ||
 		listed[0].Progress.TransactionsCount != 75 {
 		t.Errorf("a running run listed %+v", listed)
+	}
+	// So does the query component's admin API (`revtrack all`), reading the same Redis.
+	key, _, err := store.CreateAPIKey(ctx, "test", "acme", "ops", controlplane.ScopeAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", "http://"+app.Addr+"/api/admin/sync-runs?limit=1&appId="+url.QueryEscape(appIDs[0]), nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct{ Runs []syncruns.RunRecord }
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != 200 || len(body.Runs) != 1 ||
+		body.Runs[0].Progress == nil || body.Runs[0].Progress.Pages != 3 {
+		t.Errorf("GET /api/admin/sync-runs: %d %+v %v", resp.StatusCode, body, err)
 	}
 }
