@@ -148,18 +148,16 @@ func (t *tracker) walk(step int, stream, direction string, from, target time.Tim
 	}
 }
 
-// bound sets what else ends the current walk: its target once known, the rows left under the row
-// limit, the budget's deadline (zero values: unchanged or none).
+// bound sets what else ends the current walk, before its first page: its target, the rows left
+// under the row limit, the budget's deadline (zero values: none). The walk's rate is measured from
+// here: the request that found the target is not a pace the pages will keep.
 func (t *tracker) bound(target time.Time, rowsLeft uint64, deadline time.Time) {
 	if t == nil {
 		return
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !target.IsZero() {
-		t.target = target
-	}
-	t.rowsLeft, t.deadline = rowsLeft, deadline
+	t.target, t.rowsLeft, t.deadline, t.began = target, rowsLeft, deadline, time.Now()
 }
 
 // page records a fetched page: n stored records produced, the walk now loaded through reached

@@ -44,18 +44,21 @@ func TestProgressEstimate(t *testing.T) {
 		t.Errorf("backward without a target: %+v", sp.Walk)
 	}
 	tr.bound(t0.Add(-40*day), 0, time.Time{})
+	tr.began = now.Add(-5 * time.Second)
 	tr.page(10, time.Time{})
 	tr.reach(t0.Add(-10 * day))
 	if sp, _ := tr.snapshot(now); secs(sp.Walk.EstimatedSecondsLeft) != int64(15) || sp.Walk.ReachedAt != t0.Add(-10*day) {
 		t.Errorf("backward: %+v", sp.Walk)
 	}
 	// The row limit ends it sooner: 10 loaded in 5 s, 20 left, 10 s.
-	tr.bound(time.Time{}, 30, time.Time{})
+	tr.bound(t0.Add(-40*day), 30, time.Time{})
+	tr.began = now.Add(-5 * time.Second)
 	if sp, _ := tr.snapshot(now); secs(sp.Walk.EstimatedSecondsLeft) != int64(10) {
 		t.Errorf("row limit: %v", secs(sp.Walk.EstimatedSecondsLeft))
 	}
 	// And the budget sooner still.
-	tr.bound(time.Time{}, 30, now.Add(3*time.Second))
+	tr.bound(t0.Add(-40*day), 30, now.Add(3*time.Second))
+	tr.began = now.Add(-5 * time.Second)
 	if sp, _ := tr.snapshot(now); secs(sp.Walk.EstimatedSecondsLeft) != int64(3) {
 		t.Errorf("budget: %v", secs(sp.Walk.EstimatedSecondsLeft))
 	}
