@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
 import { ErrorBox, Loading } from '../components/Status';
 import { formatCount, formatTimestamp } from '../format';
+import type { components } from '../api/schema';
 import { useLoad } from '../useLoad';
 import { session, workspace } from '../session';
 
@@ -40,15 +41,31 @@ export function Sync() {
       {r.data && <table data-testid="sync-runs">
         <caption>Sync runs, newest first</caption>
         <thead><tr><th scope="col">App</th><th scope="col" class="text">Status</th><th scope="col" class="text">Trigger</th><th scope="col" class="text">Started</th><th scope="col" class="text">Finished</th>
-          <th scope="col">Events</th><th scope="col">Transactions</th><th scope="col" class="text">Coverage</th><th scope="col" class="text">Error</th></tr></thead>
+          <th scope="col">Events</th><th scope="col">Transactions</th><th scope="col" class="text">Coverage</th><th scope="col" class="text">Progress or error</th></tr></thead>
         <tbody>{r.data.runs.map((x) => (
           <tr key={x.runId} data-status={x.status}><th scope="row">{x.appId}</th><td class="text">{x.status}</td><td class="text">{x.trigger}</td>
             <td class="text">{formatTimestamp(x.startedAt)}</td><td class="text">{formatTimestamp(x.finishedAt)}</td>
             <td>{formatCount(x.eventsCount)}</td><td>{formatCount(x.transactionsCount)}</td>
             <td class="text">{x.coverageFrom ? `${formatTimestamp(x.coverageFrom)} – ${formatTimestamp(x.coverageThrough)}` : '—'}{x.truncated ? ' (truncated)' : ''}</td>
-            <td class="text">{x.error}</td></tr>
+            <td class="text">{x.status === 'running' && x.progress ? <Progress p={x.progress} /> : x.error}</td></tr>
         ))}</tbody>
       </table>}
     </main>
+  );
+}
+
+type RunProgress = NonNullable<components['schemas']['SyncRun']['progress']>;
+
+// A running sync's live progress, as the syncing process last published it.
+function Progress({ p }: { p: RunProgress }) {
+  const w = p.walk;
+  const left = w.estimatedSecondsLeft;
+  return (
+    <span data-testid="sync-progress">
+      {formatCount(p.eventsCount)} events and {formatCount(p.transactionsCount)} transactions loaded ({formatCount(p.pages)} pages);
+      {' '}step {w.step} of {w.steps}: {w.stream.replace('_', ' ')} {w.direction}, reached {formatTimestamp(w.reachedAt)}
+      {w.target ? ` of ${formatTimestamp(w.target)}` : ''}; {left === null ? 'time left unknown' : `about ${formatCount(Math.ceil(left))} s left`}
+      {' '}(as of {formatTimestamp(p.updatedAt)})
+    </span>
   );
 }
