@@ -15,8 +15,9 @@ import (
 // identity join, with the tracking funnel's counts and the reporting figures of the customers per
 // channel. The tracking side is read one table per query, each reduced by ClickHouse (customers,
 // shops' first links, acquisitions' first touches, funnel events per acquisition) and joined here
-// by key; the billing side is the summary's facts evaluated once per customer on asOf, so MRR per
-// channel adds up to the summary's MRR exactly.
+// by key; the billing side is the summary's facts evaluated once per customer on asOf (the usage MRR
+// read with the net revenue, one read of the transactions), so MRR per channel adds up to the
+// summary's MRR exactly.
 
 // groupBy values (METRICS 10.1).
 const (
