@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/query/reporting"
@@ -30,7 +31,7 @@ func ReportingRequest(q url.Values, w controlplane.Workspace, now time.Time) (re
 }
 
 // CustomersRequest parses the parameters of GET /api/v1/customers (from, to, appId, customerScope,
-// limit, cursor).
+// limit, cursor, q, paying).
 func CustomersRequest(q url.Values, w controlplane.Workspace, now time.Time) (reporting.ListRequest, error) {
 	var req reporting.ListRequest
 	var err error
@@ -47,8 +48,43 @@ func CustomersRequest(q url.Values, w controlplane.Workspace, now time.Time) (re
 	if err == nil {
 		err = notApplied(q, "currency", "each customer carries its figures in every currency")
 	}
+	if err == nil {
+		req.Search, err = searchParam(q)
+	}
+	if err == nil {
+		req.Paying, err = payingParam(q)
+	}
 	req.Cursor = q.Get("cursor")
 	return req, err
+}
+
+// maxSearchLength bounds q: a shop domain or name is short, and a longer q can only match nothing.
+const maxSearchLength = 100
+
+// searchParam reads q, trimmed: 1 to maxSearchLength characters when present; "" when absent.
+func searchParam(q url.Values) (string, error) {
+	if !q.Has("q") {
+		return "", nil
+	}
+	s := strings.TrimSpace(q.Get("q"))
+	if n := utf8.RuneCountInString(s); n < 1 || n > maxSearchLength || !utf8.ValidString(s) {
+		return "", invalidParam("q must be 1 to %d characters (after trimming spaces) of a shop domain or name", maxSearchLength)
+	}
+	return s, nil
+}
+
+// payingParam reads paying: true or false; nil (both) when absent.
+func payingParam(q url.Values) (*bool, error) {
+	if !q.Has("paying") {
+		return nil, nil
+	}
+	switch q.Get("paying") {
+	case "true":
+		return new(true), nil
+	case "false":
+		return new(false), nil
+	}
+	return nil, invalidParam("paying must be true or false")
 }
 
 // CustomerRequest parses the parameters of GET /api/v1/customers/{customerId}: ref is the path's

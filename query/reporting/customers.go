@@ -53,7 +53,14 @@ type ListRequest struct {
 	CustomerScope CustomerScope
 	Cursor        string // the previous page's nextCursor; "" for the first page
 	Limit         int
+	Search        string // q: a substring of the shop domain or name, any case; "" for every customer
+	Paying        *bool  // paying on the reporting date; nil for both
 }
+
+// payingScanFactor bounds the customers a paying-filtered page reads: paying is only known once a
+// customer's facts are computed, so a page reads ID pages in turn and stops after this many times
+// its limit. A page may then hold fewer than limit customers (even none) with a nextCursor.
+const payingScanFactor = 10
 
 // CustomerList is GET /api/v1/customers.
 type CustomerList struct {
@@ -78,14 +85,65 @@ func (s *Store) Customers(ctx context.Context, req ListRequest) (CustomerList, e
 	if limit <= 0 {
 		limit = DefaultCustomerLimit
 	}
-	key := cacheKey("customers", req.Scope, string(req.CustomerScope), req.Cursor, strconv.Itoa(limit), req.Range.From.String(),
-		req.Range.To.String())
+	parts := []string{string(req.CustomerScope), req.Cursor, strconv.Itoa(limit), req.Range.From.String(), req.Range.To.String()}
+	if req.Search != "" || req.Paying != nil {
+		parts = append(parts, "q="+req.Search, "paying="+payingKey(req.Paying))
+	}
+	key := cacheKey("customers", req.Scope, parts...)
 	return cached(ctx, s, []string{key}, listTables, func() (CustomerList, error) { return s.customerList(ctx, req, limit) },
 		func(CustomerList) bool { return true })
 }
 
+func payingKey(p *bool) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.FormatBool(*p)
+}
+
 // customerList computes a page; the result may be kept (cache.go), so it must not be changed.
+// Without the paying filter it is one read of limit customers. With it, pages of limit customers are
+// read in turn and their customers of the wanted paying kept, until limit are kept or
+// payingScanFactor×limit were read; nextCursor is then the last customer read (or kept), so the
+// next page goes on from there and every match is listed exactly once.
 func (s *Store) customerList(ctx context.Context, req ListRequest, limit int) (CustomerList, error) {
+	if req.Paying == nil {
+		return s.customerPageList(ctx, req, limit)
+	}
+	want := *req.Paying
+	out := CustomerList{Customers: []Customer{}, Range: req.Range, CustomerScope: req.CustomerScope, Source: SourceList}
+	for scanned := 0; ; {
+		page, err := s.customerPageList(ctx, req, limit)
+		if err != nil {
+			return CustomerList{}, err
+		}
+		scanned += len(page.Customers)
+		for _, c := range page.Customers {
+			if c.Paying != want {
+				continue
+			}
+			if len(out.Customers) == limit {
+				// A match beyond a full page: the next page starts after the last kept customer.
+				next := out.Customers[limit-1].ID
+				out.NextCursor = &next
+				return out, nil
+			}
+			out.Customers = append(out.Customers, c)
+		}
+		if page.NextCursor == nil {
+			return out, nil // every customer after the cursor was read
+		}
+		if len(out.Customers) == limit || scanned >= payingScanFactor*limit {
+			// Full, or the scan's bound: the next page goes on after the last customer read.
+			out.NextCursor = page.NextCursor
+			return out, nil
+		}
+		req.Cursor = *page.NextCursor
+	}
+}
+
+// customerPageList reads the first limit customers after req.Cursor that the scope and q admit.
+func (s *Store) customerPageList(ctx context.Context, req ListRequest, limit int) (CustomerList, error) {
 	sc, d := req.Scope, req.Range.To
 	var (
 		rows    []customerRow
@@ -94,20 +152,20 @@ func (s *Store) customerList(ctx context.Context, req ListRequest, limit int) (C
 	)
 	if req.CustomerScope == ScopeExcluded {
 		var err error
-		if rows, err = s.excludedPage(ctx, sc, req.Cursor, limit+1); err != nil {
+		if rows, err = s.excludedPage(ctx, sc, req.Search, req.Cursor, limit+1); err != nil {
 			return CustomerList{}, err
 		}
 	} else {
 		// The page is almost always the first customers after the cursor, so their facts are read
 		// while their rows are, and read again only when exclusions or missing rows changed the page.
-		first, err := s.readPageIDs(ctx, sc, req.Cursor, 2*(limit+1))
+		first, err := s.readPageIDs(ctx, sc, req.Search, req.Cursor, 2*(limit+1))
 		if err != nil {
 			return CustomerList{}, err
 		}
 		guessed = firstDistinct(first, limit)
 		g, gctx := errgroup.WithContext(ctx)
 		g.Go(func() (err error) {
-			rows, err = s.customerPage(gctx, sc, req.CustomerScope, req.Cursor, limit+1, first)
+			rows, err = s.customerPage(gctx, sc, req.CustomerScope, req.Search, req.Cursor, limit+1, first)
 			return
 		})
 		g.Go(func() (err error) { facts, err = s.loadListFacts(gctx, sc, guessed, d); return })
@@ -152,25 +210,32 @@ func firstDistinct(sorted []string, n int) []string {
 	return out
 }
 
-// excludedPage reads the first n excluded customers after the cursor, found by their domains.
-func (s *Store) excludedPage(ctx context.Context, sc Scope, cursor string, n int) ([]customerRow, error) {
+// excludedPage reads the first n excluded customers after the cursor that match search (when not
+// ""), found by their domains.
+func (s *Store) excludedPage(ctx context.Context, sc Scope, search, cursor string, n int) ([]customerRow, error) {
 	ws := sc.WorkspaceID
 	q := new(stmt).add(customersFinalHead, ws, ws, ws, sc.apps()).add(excludedAfter, cursor, ws, sc.apps(), ws)
-	text, args := q.add(customersFinalTail).add(whereExcluded).add(orderLimitPublic, uint64(n)).query()
+	q.add(customersFinalTail).add(whereExcluded)
+	if search != "" {
+		q.add(andSearch, search, search)
+	}
+	text, args := q.add(orderLimitPublic, uint64(n)).query()
 	return s.readCustomerRows(ctx, text, args...)
 }
 
 // customerPage reads the first n customers after the cursor that the scope (included or all)
 // admits, in ID order. The page's key range is found first from the public IDs alone (a narrow read
 // of the copy's key; ids are the first 2n, already read), then only that range is read with FINAL,
-// and the range grows while the versions or exclusions in it leave the page short.
-func (s *Store) customerPage(ctx context.Context, sc Scope, cs CustomerScope, cursor string, n int, ids []string) ([]customerRow, error) {
+// and the range grows while the versions or exclusions in it leave the page short. With a search,
+// the IDs are those of matching rows and only they are read (not the whole key range, which a
+// rare match would make wide), then kept when their latest version still matches.
+func (s *Store) customerPage(ctx context.Context, sc Scope, cs CustomerScope, search, cursor string, n int, ids []string) ([]customerRow, error) {
 	ws := sc.WorkspaceID
 	var out []customerRow
 	for span := 2 * n; ; span *= 2 {
 		if ids == nil {
 			var err error
-			if ids, err = s.readPageIDs(ctx, sc, cursor, span); err != nil {
+			if ids, err = s.readPageIDs(ctx, sc, search, cursor, span); err != nil {
 				return nil, err
 			}
 		}
@@ -178,9 +243,20 @@ func (s *Store) customerPage(ctx context.Context, sc Scope, cs CustomerScope, cu
 			return out, nil
 		}
 		last := ids[len(ids)-1]
-		q := new(stmt).add(customersFinalHead, ws, ws, ws, sc.apps()).add(inPageRange, cursor, last).add(customersFinalTail)
-		if cs != ScopeAll {
+		q := new(stmt).add(customersFinalHead, ws, ws, ws, sc.apps())
+		if search == "" {
+			q.add(inPageRange, cursor, last)
+		} else {
+			q.add(andPageCustomers, pageArgs(firstDistinct(ids, len(ids)))...)
+		}
+		q.add(customersFinalTail)
+		switch {
+		case cs != ScopeAll && search != "":
+			q.add(whereIncluded).add(andSearch, search, search)
+		case cs != ScopeAll:
 			q.add(whereIncluded)
+		case search != "":
+			q.add(whereSearch, search, search)
 		}
 		text, args := q.add(orderByPublicID).query()
 		rows, err := s.readCustomerRows(ctx, text, args...)
@@ -195,8 +271,14 @@ func (s *Store) customerPage(ctx context.Context, sc Scope, cs CustomerScope, cu
 	}
 }
 
-func (s *Store) readPageIDs(ctx context.Context, sc Scope, cursor string, n int) ([]string, error) {
-	rows, err := s.conn.Query(ctx, selectCustomerPageIDs, sc.WorkspaceID, cursor, sc.apps(), uint64(n))
+// readPageIDs reads the first n public IDs after the cursor (versions included), of rows matching
+// search when it is not "".
+func (s *Store) readPageIDs(ctx context.Context, sc Scope, search, cursor string, n int) ([]string, error) {
+	text, args := selectCustomerPageIDs, []any{sc.WorkspaceID, cursor, sc.apps(), uint64(n)}
+	if search != "" {
+		text, args = selectSearchPageIDs, []any{sc.WorkspaceID, cursor, sc.apps(), search, search, uint64(n)}
+	}
+	rows, err := s.conn.Query(ctx, text, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read customer IDs: %w", err)
 	}
