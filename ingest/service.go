@@ -148,6 +148,13 @@ const settleTimeout = 5 * time.Second
 // time the edge gives up, so that they are not written after the 503 as well. A record already sent
 // cannot be recalled (the idempotent producer waits for its outcome): it may land after the 503.
 func (s *Service) produce(ctx context.Context, settle func(error), recs ...*kgo.Record) error {
+	if len(recs) == 0 {
+		// No promise would ever complete the wait.
+		if settle != nil {
+			settle(nil)
+		}
+		return nil
+	}
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.ProduceTimeout)
 	defer cancel()
 	var (
