@@ -61,14 +61,16 @@ func CustomersRequest(q url.Values, w controlplane.Workspace, now time.Time) (re
 // maxSearchLength bounds q: a shop domain or name is short, and a longer q can only match nothing.
 const maxSearchLength = 100
 
-// searchParam reads q, trimmed: 1 to maxSearchLength characters when present; "" when absent.
+// searchParam reads q: at most maxSearchLength characters, at least one once trimmed (the OpenAPI
+// schema states the same: maxLength and a non-space character); "" when absent.
 func searchParam(q url.Values) (string, error) {
 	if !q.Has("q") {
 		return "", nil
 	}
-	s := strings.TrimSpace(q.Get("q"))
-	if n := utf8.RuneCountInString(s); n < 1 || n > maxSearchLength || !utf8.ValidString(s) {
-		return "", invalidParam("q must be 1 to %d characters (after trimming spaces) of a shop domain or name", maxSearchLength)
+	raw := q.Get("q")
+	s := strings.TrimSpace(raw)
+	if s == "" || utf8.RuneCountInString(raw) > maxSearchLength || !utf8.ValidString(raw) {
+		return "", invalidParam("q must be 1 to %d characters of a shop domain or name, not only spaces", maxSearchLength)
 	}
 	return s, nil
 }

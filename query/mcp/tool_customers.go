@@ -19,6 +19,8 @@ type ListCustomersArgs struct {
 	Cursor        string `json:"cursor,omitempty" jsonschema_description:"nextCursor of the previous page, to read the next one. Omit for the first page."`
 	AppID         string `json:"appId,omitempty" jsonschema:"minLength=1" jsonschema_description:"Only customers of this selected app. Default: all selected apps."`
 	CustomerScope string `json:"customerScope,omitempty" jsonschema:"enum=included,enum=excluded,enum=all" jsonschema_description:"Which customers to list: included (default) leaves out customers the workspace excluded from reporting (its own development stores, partners' stores); excluded lists only those; all lists both."`
+	Q             string `json:"q,omitempty" jsonschema:"minLength=1,maxLength=100" jsonschema_description:"Only customers whose shop domain or shop name contains this text, ignoring case (e.g. acme finds acme-store.myshopify.com and Acme Outdoor). At most 100 characters, not only spaces; leading and trailing spaces are dropped."`
+	Paying        *bool  `json:"paying,omitempty" jsonschema_description:"true: only customers paying on the reporting date; false: only those not paying. Default: both. A filtered page may hold fewer than limit customers (even none) and still have a nextCursor: keep following nextCursor until it is null."`
 	CustomerRangeArgs
 }
 
@@ -48,7 +50,8 @@ const listCustomersDescription = "Lists the workspace's customers (one per app i
 	"status (install status), paying (billing calculation on the range's last date, independent of install status), " +
 	"reportExcluded, amrCents (monthly subscription value, 0 when not paying), ltvByCurrencyCents (lifetime net revenue per currency) " +
 	"and, where known, plan, tags, health, firstSeen, lastActive and storeClassification. " +
-	"Pass nextCursor back as cursor for the next page; null means the last page. Pages reflect the current synced data, " +
+	"Filter with q (shop domain or name contains, any case) and paying. " +
+	"Pass nextCursor back as cursor for the next page; null means the last page (a page filtered by paying may be short or empty before the last). Pages reflect the current synced data, " +
 	"so customers can move between pages if a sync lands meanwhile." + moneyNote
 
 const getCustomerDescription = "One customer with its analytics, exactly as the REST endpoint GET /api/v1/customers/{customerId} returns it: " +
@@ -67,6 +70,12 @@ func (t *tools) listCustomers() toolDef {
 			set(q, "cursor", a.Cursor)
 			set(q, "appId", a.AppID)
 			set(q, "customerScope", a.CustomerScope)
+			if a.Q != "" {
+				q.Set("q", a.Q)
+			}
+			if a.Paying != nil {
+				q.Set("paying", strconv.FormatBool(*a.Paying))
+			}
 			req, err := t.svc.customersRequest(ctx, q)
 			if err != nil {
 				return reporting.CustomerList{}, err

@@ -176,7 +176,10 @@ export interface paths {
          * @description Customers of the covered apps, ordered by `id`, one page at a time: pass the previous
          *     response's `nextCursor` as `cursor`. Paging reflects current synced data, so changes between
          *     requests can change matches. The range only sets the reporting date (`to`) of the computed
-         *     fields; it does not filter the list.
+         *     fields; it does not filter the list. `q` and `paying` filter it. A page filtered by
+         *     `paying` may hold fewer than `limit` customers, even none, and still have a `nextCursor`:
+         *     paying is only known once a customer's figures are computed, so the server reads at most
+         *     10 × `limit` customers per page. Follow `nextCursor` until it is null.
          */
         get: operations["listCustomers"];
         put?: never;
@@ -3270,6 +3273,17 @@ export interface operations {
                  *     customers) or `all`. Per-customer values never depend on it.
                  */
                 customerScope?: components["parameters"]["CustomerScope"];
+                /**
+                 * @description Only customers whose shop domain or shop name contains this text, ignoring case (the
+                 *     latest name and domain). At most 100 characters, not only spaces (else
+                 *     `400 invalid_parameter`); leading and trailing spaces are dropped.
+                 */
+                q?: string;
+                /**
+                 * @description `true`: only customers paying on the reporting date (`paying` of each item); `false`:
+                 *     only those not paying. Absent: both. Anything else is `400 invalid_parameter`.
+                 */
+                paying?: "true" | "false";
                 /** @description Customers per page. */
                 limit?: number;
                 /**
