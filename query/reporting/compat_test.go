@@ -33,6 +33,8 @@ var sqlConstants = map[string]string{
 	"andIDNotExcluded": andIDNotExcluded, "andIDExcluded": andIDExcluded, "andIDNotExcludedQuery": andIDNotExcludedQuery,
 	"andIDExcludedQuery": andIDExcludedQuery, "usageTotalsHead": usageTotalsHead, "observedCurrenciesHead": observedCurrenciesHead,
 	"observedUsageWhere": observedUsageWhere,
+	// customers_sql.go: the list's search.
+	"selectSearchPageIDs": selectSearchPageIDs, "whereSearch": whereSearch, "andSearch": andSearch,
 }
 
 // TestQueriesRunOnCurrentClickHouse sends every request shape through the store on ClickHouse 18.16
@@ -63,6 +65,10 @@ func TestQueriesRunOnCurrentClickHouse(t *testing.T) {
 				}
 			}
 			if _, err := store.Customers(ctx(t), ListRequest{Scope: sc, Range: defaultRange, CustomerScope: cscope, Limit: 2, Cursor: cs["papa"].ID()}); err != nil {
+				t.Fatal(err)
+			}
+			paying := true
+			if _, err := store.Customers(ctx(t), ListRequest{Scope: sc, Range: defaultRange, CustomerScope: cscope, Limit: 2, Search: "O", Paying: &paying}); err != nil {
 				t.Fatal(err)
 			}
 		}
