@@ -55,9 +55,11 @@ var (
 // registerSession mounts the routes that are not a workspace's: sign-in, the one-time links (the
 // link is the credential) and the signed-in person's own session and account.
 func (a *API) registerSession(r gin.IRouter) {
-	r.POST("/api/admin/session", noStore, a.signIn)
-	r.POST("/api/admin/invitations/accept", noStore, a.acceptInvitation)
-	r.POST("/api/admin/password-resets/complete", noStore, a.completeReset)
+	// Signing in (by password or by a one-time link) has no session yet, so no CSRF token: the
+	// Origin check is what keeps another site from signing a browser in.
+	r.POST("/api/admin/session", noStore, a.consoleConfigured, a.sameOrigin, a.signIn)
+	r.POST("/api/admin/invitations/accept", noStore, a.consoleConfigured, a.sameOrigin, a.acceptInvitation)
+	r.POST("/api/admin/password-resets/complete", noStore, a.consoleConfigured, a.sameOrigin, a.completeReset)
 	var auth *authn.Console
 	if a.Console != nil {
 		auth = a.Console.Auth
@@ -67,6 +69,15 @@ func (a *API) registerSession(r gin.IRouter) {
 	me.DELETE("/session", a.signOut)
 	me.PUT("/account", a.putAccount)
 	me.PUT("/account/password", a.putPassword)
+}
+
+func (a *API) sameOrigin(c *gin.Context) {
+	if err := a.Console.Auth.Sessions.CheckOrigin(c.Request); err != nil {
+		writeError(c, err)
+		c.Abort()
+		return
+	}
+	c.Next()
 }
 
 func (a *API) consoleConfigured(c *gin.Context) {
@@ -97,14 +108,6 @@ type sessionWorkspace struct {
 }
 
 func (a *API) signIn(c *gin.Context) {
-	if a.Console == nil || a.People == nil {
-		writeError(c, errNotConfigured)
-		return
-	}
-	if err := a.Console.Auth.Sessions.CheckOrigin(c.Request); err != nil {
-		writeError(c, err)
-		return
-	}
 	var req signInRequest
 	if err := bind(c, &req); err != nil {
 		writeError(c, err)
