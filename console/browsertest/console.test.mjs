@@ -274,17 +274,48 @@ test('Customers: the first page is GET /api/v1/customers\' first page; a custome
   await context.close();
 });
 
-test('Acquisition: the attribution table has the API\'s rows, the unattributed one included', async () => {
-  const { context, page, problems } = await open(`#/acquisition?${rangeHash}`);
-  const attr = await api('/api/v1/attribution', { ...range, groupBy: 'utm_campaign' });
-  const rows = page.getByTestId('attribution').locator('tbody tr');
-  await rows.first().waitFor();
-  assert.equal(await rows.count(), attr.rows.length);
-  if (attr.rows.some((r) => r.kind === 'unattributed')) {
-    await page.getByTestId('attribution').locator('tr[data-kind="unattributed"]').waitFor();
+// shown is what the Customers screen lists once the API answered: the rows' shop domains, or []
+// when it says none match. It waits until the fragment carries the wanted filters and the answer is
+// in (a row or the empty state) and the same twice in a row (no answer still on its way).
+async function shown(page, hashPart) {
+  await page.waitForFunction((h) => location.hash.includes(h), hashPart);
+  let last;
+  for (const deadline = Date.now() + 15000; Date.now() < deadline; await page.waitForTimeout(200)) {
+    const now = await page.evaluate(() => {
+      const empty = document.querySelector('[data-testid="customers-empty"]');
+      const rows = [...document.querySelectorAll('[data-testid="customers"] tbody tr td:first-of-type')].map((td) => td.textContent);
+      return empty ? [] : rows.length ? rows : null;
+    });
+    if (now && JSON.stringify(now) === JSON.stringify(last)) return now;
+    last = now;
   }
-  await screenshot(page, 'acquisition');
-  await noSeriousViolations(page, 'acquisition');
+  throw new Error(`the Customers screen showed no answer for ${hashPart}`);
+}
+
+test('Customers: a search and the paying filter list what GET /api/v1/customers answers for the same query; no match says so', async () => {
+  const { context, page, problems } = await open(`#/customers?${rangeHash}`);
+  await page.getByTestId('customers').locator('tbody tr').first().waitFor();
+  const base = { ...range, customerScope: 'included', limit: '50' };
+  const first = await api('/api/v1/customers', base);
+  // Part of a listed shop's domain, in upper case: the API searches without case.
+  const term = first.customers[0].domain.split('.')[0].slice(0, 5).toUpperCase();
+  await page.getByLabel('Search name or shop domain').fill(term);
+  const searched = await api('/api/v1/customers', { ...base, q: term });
+  assert.ok(searched.customers.length > 0, `the demo data has a shop matching ${term}`);
+  assert.deepEqual(await shown(page, `q=${encodeURIComponent(term)}`), searched.customers.map((c) => c.domain));
+
+  for (const [label, value] of [['Paying', 'true'], ['Not paying', 'false']]) {
+    await page.getByLabel('Paying').selectOption({ label });
+    const want = await api('/api/v1/customers', { ...base, q: term, paying: value });
+    assert.deepEqual(await shown(page, `paying=${value}`), want.customers.map((c) => c.domain), `q=${term}&paying=${value}`);
+  }
+  await screenshot(page, 'customers-search');
+  await noSeriousViolations(page, 'customers search');
+
+  await page.getByLabel('Paying').selectOption({ label: 'Any' });
+  await page.getByLabel('Search name or shop domain').fill('no-such-shop-anywhere');
+  assert.deepEqual(await shown(page, 'q=no-such-shop-anywhere'), []);
+  assert.equal(await page.getByTestId('customers-empty').textContent(), 'No customers match these filters.');
   assert.deepEqual(problems, []);
   await context.close();
 });
