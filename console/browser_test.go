@@ -26,11 +26,14 @@ var (
 	seedKey   = regexp.MustCompile(`api_key=(revtrack_sk_\w+)`)
 	seedEmail = regexp.MustCompile(`\bemail=(\S+)`)
 	seedPass  = regexp.MustCompile(`\bpassword=(\S+)`)
+	seedPK    = regexp.MustCompile(`\btracker_pk=(\S+)`)
+	seedSK    = regexp.MustCompile(`\btracker_sk=(\S+)`)
 )
 
 // TestConsoleInChromium runs browsertest/*.test.mjs — the console in Debian's Chromium — against
 // `revtrack all` on the test stack with make run's demo data (the partner API fake's demo set,
-// seeded with `revtrack-dev seed-demo` and synced with `revtrack admin sync run`), as docs/TESTING.md
+// seeded with `revtrack-dev seed-demo`, its tracking sent with `revtrack-dev seed-tracking` and
+// synced with `revtrack admin sync run`, in make run's order), as docs/TESTING.md
 // describes. The console under test is the one embedded in this test binary: `make test` builds it
 // (make console) before compiling. CONSOLE_SCREENSHOTS=<dir> makes the screen tests write their
 // screenshots there (make console-screenshots).
@@ -60,6 +63,18 @@ func TestConsoleInChromium(t *testing.T) {
 	if key == nil {
 		t.Fatalf("seed-demo printed %q", seed)
 	}
+	// The demo's tracked visits and verified events, as deploy/local/run sends them, so that the
+	// Acquisition screen (and its screenshot) shows the campaigns, not only the untracked rows.
+	pk, sk := seedPK.FindStringSubmatch(seed), seedSK.FindStringSubmatch(seed)
+	if pk == nil || sk == nil {
+		t.Fatalf("seed-demo printed no tracker keys: %q", seed)
+	}
+	out.Reset()
+	logs.Reset()
+	if code := devcli.Execute(context.Background(), []string{"seed-tracking", "--base-url", app.URL(), "--public-key", pk[1], "--private-key", sk[1],
+		"--log-level", "warn"}, &out, &logs); code != 0 {
+		t.Fatalf("seed-tracking: %s", logs.String())
+	}
 	out.Reset()
 	logs.Reset()
 	if code := cli.Execute(context.Background(), []string{"admin", "sync", "run", "demo", "--timeout", "5m",
@@ -69,6 +84,7 @@ func TestConsoleInChromium(t *testing.T) {
 		t.Fatalf("admin sync run: exit %d: %s", code, logs.String())
 	}
 	waitForRevenue(t, app.URL(), key[1])
+	waitForChannels(t, app.URL(), key[1])
 
 	// The demo owner: make run's seed-demo prints one once it creates it; otherwise the test makes
 	// one as an operator would, with `revtrack admin user create` (a generated password, printed once).
@@ -119,6 +135,36 @@ func adminCLI(t *testing.T, db pipeline.DB, baseURL string, args ...string) map[
 		t.Fatalf("%v printed %q", args[:3], out.String())
 	}
 	return printed
+}
+
+// waitForChannels waits until the tracking has reached attribution: a campaign row with customers.
+// The tracking events go through Kafka, so they may land after the synced revenue.
+func waitForChannels(t *testing.T, base, key string) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Second) {
+		req, _ := http.NewRequest(http.MethodGet, base+"/api/v1/attribution?groupBy=utm_campaign", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Cache-Control", "no-cache")
+		var a struct {
+			Rows []struct {
+				Kind      string
+				Key       *string
+				Customers int
+			}
+		}
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			_ = json.NewDecoder(resp.Body).Decode(&a)
+			resp.Body.Close()
+		}
+		for _, r := range a.Rows {
+			if r.Kind == "channel" && r.Key != nil && *r.Key != "" && r.Customers > 0 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the demo tracking did not reach GET /api/v1/attribution within 2 minutes")
+		}
+	}
 }
 
 // waitForRevenue waits until the synced demo data is in the reporting tables: the summary has a

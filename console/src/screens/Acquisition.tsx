@@ -1,20 +1,54 @@
-// Acquisition: revenue by first-touch channel, with the unattributed row (customers without a
-// tracked first touch), per currency.
+// Acquisition: customers, funnel and revenue by first-touch channel (GET /api/v1/attribution,
+// docs/METRICS.md section 10), per currency and never summed across currencies. Since when each
+// app's tracking collects is shown above the table, and the three rows that are not channels are
+// explained in visible text: "not tracked yet" must never be read as "organic".
+import type { ComponentChildren } from 'preact';
 import { api, unwrap } from '../api/client';
 import type { components } from '../api/schema';
 import { FilterBar } from '../components/FilterBar';
-import { ErrorBox, Loading, StaleWarning } from '../components/Status';
+import { CoverageBox, ErrorBox, Loading, StaleWarning } from '../components/Status';
 import { filterParams, query, rememberApps, type Filters } from '../filters';
-import { formatCount, formatMoney, formatPercent } from '../format';
+import { formatCount, formatMoney, formatPercent, formatTimestamp } from '../format';
 import { navigate, type Route } from '../router';
 import { useLoad } from '../useLoad';
 import { workspace } from '../session';
 
-type GroupBy = components['schemas']['AttributionResponse']['groupBy'];
-const groups: GroupBy[] = ['utm_source', 'utm_medium', 'utm_campaign', 'tracker_ref', 'click_id_type', 'landing_path'];
+type Answer = components['schemas']['AttributionResponse'];
+type Row = components['schemas']['AttributionRow'];
+type GroupBy = Answer['groupBy'];
 
-const rowName = (r: components['schemas']['AttributionRow']) =>
-  r.kind === 'channel' ? (r.key || '(none)') : r.kind.replaceAll('_', ' ');
+// The groupBy values the API takes, with what a person calls them and the name of the channel whose
+// first touch had no value ("" from the API).
+export const groups: [GroupBy, string, string][] = [
+  ['utm_campaign', 'UTM campaign', '(no UTM campaign)'], ['utm_source', 'UTM source', '(no UTM source)'],
+  ['utm_medium', 'UTM medium', '(no UTM medium)'], ['tracker_ref', 'Tracker ref', '(no tracker ref)'],
+  ['click_id_type', 'Click ID type (gclid, gbraid, wbraid)', '(none)'], ['landing_path', 'Landing page path', '(no landing URL)'],
+];
+const groupLabel = (g: GroupBy) => groups.find(([v]) => v === g)?.[1] ?? g;
+
+// The rows that are not channels, each with its one-line meaning (docs/METRICS.md 10.2).
+const special: Record<Exclude<Row['kind'], 'channel'>, [string, string]> = {
+  before_tracking: ['Before tracking', 'installed before the app\'s tracking collected its first browser event: their first touch could not be seen (not "organic").'],
+  no_browser_history: ['No browser history', 'linked to a browser whose visits are not stored (not arrived yet, or older than the 180-day retention).'],
+  unattributed: ['Unattributed', 'installed while tracking was collecting, but no tracked visit led to the install (direct, untracked page, or tracker blocked).'],
+};
+
+const rowName = (r: Row, g: GroupBy) =>
+  r.kind === 'channel' ? (r.key || (groups.find(([v]) => v === g)?.[2] ?? '(none)')) : special[r.kind][0];
+
+// The count and rate columns, in funnel order; a rate follows the count it divides.
+const columns: [string, (r: Row) => string][] = [
+  ['Acquisitions', (r) => formatCount(r.acquisitions)],
+  ['Installs', (r) => formatCount(r.installs)],
+  ['Install rate', (r) => formatPercent(r.installRate)],
+  ['Trials started', (r) => formatCount(r.trialsStarted)],
+  ['Trial start rate', (r) => formatPercent(r.trialStartRate)],
+  ['Trials converted', (r) => formatCount(r.trialsConverted)],
+  ['Trial conversion rate', (r) => formatPercent(r.trialConversionRate)],
+  ['Customers', (r) => formatCount(r.customers)],
+  ['Paying', (r) => formatCount(r.payingCustomers)],
+  ['Paying rate', (r) => formatPercent(r.payingRate)],
+];
 
 export function Acquisition({ route, filters }: { route: Route; filters: Filters }) {
   const groupBy = (route.params.get('groupBy') || 'utm_campaign') as GroupBy;
@@ -24,25 +58,89 @@ export function Acquisition({ route, filters }: { route: Route; filters: Filters
   return (
     <main id="main" aria-labelledby="title">
       <h1 id="title">Acquisition</h1>
+      <p>Where customers came from: each customer counts once, in the channel of the first tracked visit that led to their install.</p>
       <FilterBar path="/acquisition" filters={filters} apps={rememberApps(d?.coverage.apps)} extra={{ groupBy }} />
       <label>Channel by <select value={groupBy} onChange={(e) => navigate('/acquisition', { ...filterParams(filters), groupBy: e.currentTarget.value })}>
-        {groups.map((g) => <option key={g} value={g}>{g.replaceAll('_', ' ')}</option>)}</select></label>
+        {groups.map(([g, label]) => <option key={g} value={g}>{label}</option>)}</select></label>
       {r.error && <ErrorBox error={r.error} />}
       {!d && r.loading && <Loading what="attribution" />}
       {d && <>
         <StaleWarning warning={d.staleDataWarning} />
-        <table data-testid="attribution">
-          <caption>Customers and revenue by first touch ({groupBy.replaceAll('_', ' ')})</caption>
-          <thead><tr><th scope="col">Channel</th><th scope="col">Acquisitions</th><th scope="col">Installs</th><th scope="col">Customers</th>
-            <th scope="col">Paying</th><th scope="col">Paying rate</th>{d.currencies.map((c) => <th scope="col" key={c}>MRR ({c})</th>)}</tr></thead>
-          <tbody>{d.rows.map((row) => (
-            <tr key={row.kind + (row.key ?? '')} data-kind={row.kind}><th scope="row">{rowName(row)}</th>
-              <td>{formatCount(row.acquisitions)}</td><td>{formatCount(row.installs)}</td><td>{formatCount(row.customers)}</td>
-              <td>{formatCount(row.payingCustomers)}</td><td>{formatPercent(row.payingRate)}</td>
-              {d.currencies.map((c) => <td key={c}>{row.byCurrency[c] ? formatMoney(row.byCurrency[c].mrrCents, c) : '—'}</td>)}</tr>
-          ))}</tbody>
-        </table>
+        <TrackingCoverage answer={d} />
+        <CoverageBox coverage={d.coverage} />
+        {!d.rows.some((row) => row.kind === 'channel') && <NoChannels answer={d} />}
+        <div class="scroll" role="region" aria-label="Attribution table" tabIndex={0}>
+          <table data-testid="attribution">
+            <caption>Customers and revenue by first touch: {groupLabel(groupBy)}. Revenue per currency, never added across currencies.</caption>
+            <thead><tr><th scope="col">Channel</th>{columns.map(([h]) => <th scope="col" key={h}>{h}</th>)}
+              {d.currencies.map((c) => <th scope="col" key={'m' + c}>MRR ({c})</th>)}
+              {d.currencies.map((c) => <th scope="col" key={'n' + c}>Net revenue ({c})</th>)}</tr></thead>
+            <tbody>{d.rows.map((row) => (
+              <tr key={row.kind + (row.key ?? '')} data-kind={row.kind}><th scope="row">{rowName(row, groupBy)}</th>
+                {columns.map(([h, f]) => <td key={h}>{f(row)}</td>)}
+                {d.currencies.map((c) => <td key={'m' + c}>{row.byCurrency[c] ? formatMoney(row.byCurrency[c].mrrCents, c) : '—'}</td>)}
+                {d.currencies.map((c) => <td key={'n' + c}>{row.byCurrency[c] ? formatMoney(row.byCurrency[c].netRevenueCents, c) : '—'}</td>)}</tr>
+            ))}</tbody>
+          </table>
+        </div>
+        <Legend />
       </>}
     </main>
+  );
+}
+
+// TrackingCoverage says, per app, since when its tracking sources have browser history: customers
+// who installed earlier are in "Before tracking", not in a channel.
+function TrackingCoverage({ answer }: { answer: Answer }) {
+  const t = answer.coverage.tracking;
+  const late = t.some((a) => !a.coversRange);
+  return (
+    <section class={late ? 'coverage incomplete' : 'coverage'} aria-label="Tracking coverage" data-testid="tracking-coverage">
+      <h2>Tracking since</h2>
+      {t.length === 0 ? <p>No app is covered by this answer.</p> : (
+        <ul>{t.map((a) => (
+          <li key={a.appId} data-app={a.appId}>{a.appId}: {a.firstBrowserEventAt
+            ? <>collecting since {formatTimestamp(a.firstBrowserEventAt)}{a.coversRange ? ' (the whole range)' : ' (after the range starts: earlier installs count as Before tracking)'}</>
+            : 'not collecting (no browser event stored): every customer counts as Before tracking'}</li>
+        ))}</ul>
+      )}
+    </section>
+  );
+}
+
+// NoChannels is the empty state: what to do when no customer has a tracked first touch.
+function NoChannels({ answer }: { answer: Answer }) {
+  const tracking = answer.coverage.tracking.some((a) => a.firstBrowserEventAt);
+  return (
+    <section class="empty" data-testid="attribution-empty" aria-label="No channels">
+      <h2>No channel has customers in this view</h2>
+      {tracking
+        ? <p>Tracking is collecting, but no customer's install followed a tracked visit yet. Check that the app's server sends
+          verified <code>install</code> events with the browser's acquisition ID (docs/TRACKING.md, section 4), or widen the range.</p>
+        : <Steps>
+          <li>Create a tracking source for the app: <code>revtrack admin source create TEAM --app APP_ID --name "Install page" --origins https://…</code> (docs/TRACKING.md, section 1).</li>
+          <li>Add <code>tracker.js</code> with the source's public key to the pages people land on (section 2).</li>
+          <li>Send <code>install</code>, <code>trial_started</code> and <code>paid</code> from the app's server with the private key (section 4).</li>
+        </Steps>}
+    </section>
+  );
+}
+
+const Steps = ({ children }: { children: ComponentChildren }) => (
+  <><p>Set up tracking to see where customers come from:</p><ol>{children}</ol></>
+);
+
+function Legend() {
+  return (
+    <section class="legend" aria-label="What the rows and columns mean" data-testid="attribution-legend">
+      <h2>What the rows and columns mean</h2>
+      <dl>
+        {Object.entries(special).map(([kind, [name, text]]) => <div key={kind}><dt>{name}</dt><dd>{text}</dd></div>)}
+        <div><dt>Acquisitions, installs, trials</dt><dd>browsers first seen, and verified install and trial events, in the range.</dd></div>
+        <div><dt>Rates</dt><dd>install rate = installs ÷ acquisitions, trial start rate = trials started ÷ installs, trial conversion rate = trials converted ÷ trials started (flows of the same range, so they can exceed 100%); paying rate = paying ÷ customers. "—" when there is nothing to divide by.</dd></div>
+        <div><dt>Customers, paying, MRR</dt><dd>the row's customers whatever their install date, those paying and their MRR on the range's last day.</dd></div>
+        <div><dt>Net revenue</dt><dd>what the row's customers' transactions in the range paid out after fees, refunds and credits.</dd></div>
+      </dl>
+    </section>
   );
 }
