@@ -62,7 +62,7 @@ console: ## Build the web console into console/dist (embedded in bin/revtrack)
 	fi
 	npm run --prefix $(CONSOLE) --silent build
 
-console-screenshots: browser-deps console stack-test ## Screenshots of every console screen into docs/console/ (the browser tests, with the demo data)
+console-screenshots: browser-deps console stack-test ## Screenshots of every console screen into docs/console/ (the browser tests, with the demo data and its tracking, as make run)
 	mkdir -p docs/console
 	eval "$$($(TEST_STACK) env)"; export REVTRACK_KAFKA_BROKERS REVTRACK_CLICKHOUSE_ADDR REVTRACK_CLICKHOUSE_USERNAME REVTRACK_CLICKHOUSE_PASSWORD REVTRACK_REDIS_ADDR; \
 	CONSOLE_SCREENSHOTS=$(CURDIR)/docs/console $(GO) test -count=1 -run TestConsoleInChromium ./console/

@@ -3,6 +3,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { formatDate } from '../format';
 
 export type Series = { label: string; values: (number | null)[]; color: string; bars?: boolean };
 
@@ -19,11 +20,13 @@ export function Chart({ title, dates, series, format, height = 220 }: Props) {
       height,
       scales: { x: { time: true } },
       axes: [{}, { values: (_u, vals) => vals.map((v) => format(v)), size: 90 }],
-      series: [{}, ...series.map((s) => ({
-        label: s.label, stroke: s.color, width: s.bars ? 0 : 2,
-        fill: s.bars ? s.color : undefined, paths: s.bars ? bars : undefined,
-        value: (_u: uPlot, v: number | null) => (v === null ? '—' : format(v)),
-      }))],
+      // The legend reads the point under the pointer; with none, it says so instead of uPlot's "--".
+      series: [{ label: 'Date', value: (_u: uPlot, _v: number | null, _s: number, i: number | null) => (i === null ? 'point at the chart' : formatDate(dates[i])) },
+        ...series.map((s) => ({
+          label: s.label, stroke: s.color, width: s.bars ? 0 : 2,
+          fill: s.bars ? s.color : undefined, paths: s.bars ? bars : undefined, points: s.bars ? { show: false } : undefined,
+          value: (_u: uPlot, v: number | null, _s: number, i: number | null) => (i === null ? '' : v === null ? '—' : format(v)),
+        }))],
     }, [xs, ...series.map((s) => s.values)] as uPlot.AlignedData, el.current);
     const ro = new ResizeObserver(() => el.current && plot.setSize({ width: el.current.clientWidth, height }));
     ro.observe(el.current);

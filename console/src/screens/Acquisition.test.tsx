@@ -32,12 +32,14 @@ describe('Acquisition', () => {
   });
   it('shows every column the API gives, money per currency and never summed', async () => {
     await show();
-    const cells = [...document.querySelectorAll('tr[data-kind="channel"]')[0].children].map((c) => c.textContent);
-    expect(cells).toEqual(['black_friday', '200', '50', '25.0%', '20', '40.0%', '5', '25.0%', '48', '12', '25.0%', '€15.00', '$990.00', '-€2.00', '$1,234.56']);
-    const heads = [...document.querySelectorAll('thead th')].map((c) => c.textContent);
-    expect(heads.slice(-4)).toEqual(['MRR (EUR)', 'MRR (USD)', 'Net revenue (EUR)', 'Net revenue (USD)']);
+    const cells = (table: string) => [...screen.getByTestId(table).querySelectorAll('tr[data-kind="channel"]')[0].children].map((c) => c.textContent);
+    expect(cells('attribution')).toEqual(['black_friday', '200', '50', '25.0%', '20', '40.0%', '5', '25.0%', '48', '12', '25.0%']);
+    expect(cells('attribution-USD')).toEqual(['black_friday', '1', '$990.00', '$1,234.56']);
+    expect(cells('attribution-EUR')).toEqual(['black_friday', '1', '€15.00', '-€2.00']);
+    // A row without a block in a currency has nothing in it.
+    expect([...screen.getByTestId('attribution-USD').querySelectorAll('tr[data-kind="before_tracking"] td')].map((c) => c.textContent)).toEqual(['—', '—', '—']);
     expect(document.body.textContent).not.toContain('1,005'); // $990 + €15
-    expect(document.querySelectorAll('tr[data-kind="channel"]')[1].children[0].textContent).toBe('(no UTM campaign)');
+    expect(screen.getByTestId('attribution').querySelectorAll('tr[data-kind="channel"]')[1].children[0].textContent).toBe('(no UTM campaign)');
   });
   it('shows since when each app tracks above the table, and explains the rows that are not channels', async () => {
     const cov = await show();

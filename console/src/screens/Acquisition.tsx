@@ -69,20 +69,25 @@ export function Acquisition({ route, filters }: { route: Route; filters: Filters
         <TrackingCoverage answer={d} />
         <CoverageBox coverage={d.coverage} />
         {!d.rows.some((row) => row.kind === 'channel') && <NoChannels answer={d} />}
-        <div class="scroll" role="region" aria-label="Attribution table" tabIndex={0}>
-          <table data-testid="attribution">
-            <caption>Customers and revenue by first touch: {groupLabel(groupBy)}. Revenue per currency, never added across currencies.</caption>
-            <thead><tr><th scope="col">Channel</th>{columns.map(([h]) => <th scope="col" key={h}>{h}</th>)}
-              {d.currencies.map((c) => <th scope="col" key={'m' + c}>MRR ({c})</th>)}
-              {d.currencies.map((c) => <th scope="col" key={'n' + c}>Net revenue ({c})</th>)}</tr></thead>
-            <tbody>{d.rows.map((row) => (
-              <tr key={row.kind + (row.key ?? '')} data-kind={row.kind}><th scope="row">{rowName(row, groupBy)}</th>
-                {columns.map(([h, f]) => <td key={h}>{f(row)}</td>)}
-                {d.currencies.map((c) => <td key={'m' + c}>{row.byCurrency[c] ? formatMoney(row.byCurrency[c].mrrCents, c) : '—'}</td>)}
-                {d.currencies.map((c) => <td key={'n' + c}>{row.byCurrency[c] ? formatMoney(row.byCurrency[c].netRevenueCents, c) : '—'}</td>)}</tr>
-            ))}</tbody>
+        <table data-testid="attribution" class="attribution">
+          <caption>Customers and funnel by first touch: {groupLabel(groupBy)}</caption>
+          <thead><tr><th scope="col">Channel</th>{columns.map(([h]) => <th scope="col" key={h}>{h}</th>)}</tr></thead>
+          <tbody>{d.rows.map((row) => (
+            <tr key={row.kind + (row.key ?? '')} data-kind={row.kind}><th scope="row">{rowName(row, groupBy)}</th>
+              {columns.map(([h, f]) => <td key={h}>{f(row)}</td>)}</tr>
+          ))}</tbody>
+        </table>
+        {d.currencies.map((c) => (
+          <table key={c} data-testid={`attribution-${c}`} class="attribution">
+            <caption>Revenue in {c} by first touch: {groupLabel(groupBy)} (each currency on its own, never added to another)</caption>
+            <thead><tr><th scope="col">Channel</th><th scope="col">Paying in {c}</th><th scope="col">MRR</th><th scope="col">Net revenue in the range</th></tr></thead>
+            <tbody>{d.rows.map((row) => {
+              const m = row.byCurrency[c];
+              return <tr key={row.kind + (row.key ?? '')} data-kind={row.kind}><th scope="row">{rowName(row, groupBy)}</th>
+                <td>{m ? formatCount(m.payingCustomers) : '—'}</td><td>{m ? formatMoney(m.mrrCents, c) : '—'}</td><td>{m ? formatMoney(m.netRevenueCents, c) : '—'}</td></tr>;
+            })}</tbody>
           </table>
-        </div>
+        ))}
         <Legend />
       </>}
     </main>

@@ -19,6 +19,8 @@ export function Cohorts({ filters }: { filters: Filters }) {
       <h2 id="cohorts">Cohorts</h2>
       <label>Group by <select value={by} onChange={(e) => setBy(e.currentTarget.value as typeof by)}>
         <option value="install">Install month</option><option value="first_paid">First paid month</option></select></label>
+      <p>Each row is the customers who {by === 'install' ? 'installed' : 'first paid'} in that month; Month 0 is that month, Month 1 the next, and so on.
+        A cell is the share of the row's customers paying in that month, in that currency (how many in brackets); "—" where none.</p>
       {r.error && <ErrorBox error={r.error} />}
       {!d && r.loading && <Loading what="cohorts" />}
       {d && d.currencies.map((c) => (

@@ -32,8 +32,12 @@ export function Overview({ filters }: { filters: Filters }) {
       {s && <>
         <StaleWarning warning={s.staleDataWarning} />
         <CoverageBox coverage={s.coverage} />
-        {s.currencies.length === 0 && <p>No paying customers in this range.</p>}
+        {s.currencies.length === 0 && <p data-testid="overview-empty">No paying customers in this range. Widen the range, or check on <a href="#/sync">Sync</a> that the apps' data has been loaded.</p>}
         {s.currencies.map((c) => <CurrencyKpis key={c} currency={c} block={s.byCurrency[c]} />)}
+        {s.currencies.length > 0 && <p class="note" data-testid="kpi-legend">Each currency on its own, never added together; all on the range's last day.
+          ARPU: subscription MRR ÷ paying customers. Net revenue retention: the subscription MRR, on the last day, of the customers who were paying
+          when the range opened ÷ what they paid then (expansion, contraction and churn; no new customers). Customer shares: the largest one, five
+          and ten customers' part of the MRR.</p>}
       </>}
       {series.data && 'points' in series.data && s?.currencies.map((c) => {
         const pts = (series.data as components['schemas']['MetricSeriesResponse']).points;

@@ -37,6 +37,8 @@ export function People() {
   return (
     <main id="main" aria-labelledby="title">
       <h1 id="title">People</h1>
+      <p class="note">A member reads the reports; an admin also manages keys, tracking sources, the partner connection and exclusions, and starts syncs;
+        an owner also invites and removes people, changes roles and makes password-reset links. No e-mail is sent: pass the links on yourself.</p>
       {note && <div role={note.ok ? 'status' : 'alert'} class={note.ok ? 'ok' : 'error'}>
         <p>{note.text}</p>{note.link && <p><input readOnly aria-label="One-time link" value={note.link} size={80} data-testid="one-time-link" /></p>}</div>}
       {owner && <Invite onDone={(text, link) => { setNote({ ok: true, text, link }); setTick((t) => t + 1); }} onError={(text) => setNote({ ok: false, text })} />}

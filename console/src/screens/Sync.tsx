@@ -41,7 +41,7 @@ export function Sync() {
       {r.data && <table data-testid="sync-runs">
         <caption>Sync runs, newest first</caption>
         <thead><tr><th scope="col">App</th><th scope="col" class="text">Status</th><th scope="col" class="text">Trigger</th><th scope="col" class="text">Started</th><th scope="col" class="text">Finished</th>
-          <th scope="col">Events</th><th scope="col">Transactions</th><th scope="col" class="text">Coverage</th><th scope="col" class="text">Progress or error</th></tr></thead>
+          <th scope="col">Events loaded</th><th scope="col">Transactions loaded</th><th scope="col" class="text">Coverage</th><th scope="col" class="text">Progress or error</th></tr></thead>
         <tbody>{r.data.runs.map((x) => (
           <tr key={x.runId} data-status={x.status}><th scope="row">{x.appId}</th><td class="text">{x.status}</td><td class="text">{x.trigger}</td>
             <td class="text">{formatTimestamp(x.startedAt)}</td><td class="text">{formatTimestamp(x.finishedAt)}</td>
