@@ -140,6 +140,7 @@ function Legend() {
     <section class="legend" aria-label="What the rows and columns mean" data-testid="attribution-legend">
       <h2>What the rows and columns mean</h2>
       <dl>
+        <div><dt>(no …)</dt><dd>a channel too: the first tracked visit carried no value for this dimension (a visit without UTM parameters, from a search result or a link).</dd></div>
         {Object.entries(special).map(([kind, [name, text]]) => <div key={kind}><dt>{name}</dt><dd>{text}</dd></div>)}
         <div><dt>Acquisitions, installs, trials</dt><dd>browsers first seen, and verified install and trial events, in the range.</dd></div>
         <div><dt>Rates</dt><dd>install rate = installs ÷ acquisitions, trial start rate = trials started ÷ installs, trial conversion rate = trials converted ÷ trials started (flows of the same range, so they can exceed 100%); paying rate = paying ÷ customers. "—" when there is nothing to divide by.</dd></div>
