@@ -353,8 +353,9 @@ export interface paths {
         };
         /**
          * The browser script
-         * @description Load with `<script async src="{base_url}/v1/tracker.js" data-key="tracker_pk_…">`. Cached for
-         *     an hour with an ETag; any origin may load it.
+         * @description Load with `<script async src="{base_url}/v1/tracker.js" data-key="tracker_pk_…">`. Minified,
+         *     sent with brotli or gzip as `Accept-Encoding` allows (`Vary: Accept-Encoding`), each encoding
+         *     with its own strong ETag; cached for an hour; any origin may load it.
          */
         get: operations["getTrackerScript"];
         put?: never;
@@ -3662,7 +3663,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/javascript": string;
+                    "text/javascript": string;
                 };
             };
             /** @description Not modified (If-None-Match matched the ETag). */
