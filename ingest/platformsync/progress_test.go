@@ -104,7 +104,9 @@ func (f *fakeProgressClient) SetArgs(ctx context.Context, key string, value any,
 	return cmd
 }
 
-func (f *fakeProgressClient) Del(ctx context.Context, keys ...string) *redis.IntCmd { return redis.NewIntCmd(ctx) }
+func (f *fakeProgressClient) Del(ctx context.Context, keys ...string) *redis.IntCmd {
+	return redis.NewIntCmd(ctx)
+}
 
 func (f *fakeProgressClient) count() int {
 	f.mu.Lock()
