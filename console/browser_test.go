@@ -110,7 +110,13 @@ func TestConsoleInChromium(t *testing.T) {
 	secondKey := admin("key", "create", "second", "--name", "console browser test")["key"].(string)
 	env := append(os.Environ(), "CONSOLE_SECOND_KEY="+secondKey, "CONSOLE_URL="+app.URL(), "CONSOLE_API_KEY="+key[1], "CONSOLE_EMAIL="+email, "CONSOLE_PASSWORD="+password,
 		"CONSOLE_INVITE_LINK="+invite, "CONSOLE_RESET_LINK="+reset, "CONSOLE_RESET_EMAIL=reset@demo.example")
-	cmd := exec.Command("node", "--test", "--test-reporter=spec", "--test-concurrency=1", "browsertest/")
+	// CONSOLE_BROWSER_TESTS narrows the run to some files (e.g. "browsertest/ads.test.mjs") while
+	// working on one screen; make test runs them all.
+	files := strings.Fields(os.Getenv("CONSOLE_BROWSER_TESTS"))
+	if len(files) == 0 {
+		files = []string{"browsertest/"}
+	}
+	cmd := exec.Command("node", append([]string{"--test", "--test-reporter=spec", "--test-concurrency=1"}, files...)...)
 	cmd.Dir = dir
 	cmd.Env = env
 	res, err := cmd.CombinedOutput()

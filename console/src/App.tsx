@@ -16,14 +16,24 @@ import { People } from './screens/People';
 import { Revenue } from './screens/Revenue';
 import { SignIn } from './screens/SignIn';
 import { Sync } from './screens/Sync';
+import { Ads } from './screens/Ads';
+import { Funnel } from './screens/Funnel';
+import { Settings } from './screens/Settings';
+import { Sources } from './screens/Sources';
+import { Tracking } from './screens/Tracking';
 
 const nav = [
   { path: '/overview', label: 'Overview' },
   { path: '/revenue', label: 'Revenue' },
   { path: '/customers', label: 'Customers' },
   { path: '/acquisition', label: 'Acquisition' },
+  { path: '/funnel', label: 'Funnel' },
+  { path: '/tracking', label: 'Tracking' },
+  { path: '/sources', label: 'Sources' },
+  { path: '/ads', label: 'Ads' },
   { path: '/sync', label: 'Sync' },
   { path: '/people', label: 'People' },
+  { path: '/settings', label: 'Settings' },
 ];
 
 export function App() {
@@ -67,5 +77,11 @@ function Screen({ path, route, filters }: { path: string; route: ReturnType<type
   if (path === '/account') return <Account />;
   if (path === '/sync') return <Sync />;
   if (path === '/people') return <People />;
+  // Issue 16's screens: each owns the sub-paths under its own prefix (#/tracking/journey, …).
+  if (path.startsWith('/funnel')) return <Funnel route={route} filters={filters} />;
+  if (path.startsWith('/tracking')) return <Tracking route={route} filters={filters} />;
+  if (path.startsWith('/sources')) return <Sources route={route} filters={filters} />;
+  if (path.startsWith('/ads')) return <Ads route={route} filters={filters} />;
+  if (path.startsWith('/settings')) return <Settings route={route} filters={filters} />;
   return <Overview filters={filters} />;
 }
