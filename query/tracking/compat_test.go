@@ -35,7 +35,10 @@ SELECT 's1', 'src', 'ws', 'app', 'paid', toDateTime('2026-11-10 11:00:00', 'UTC'
 	addComposed := func(q string, args []any) { add(q, args...) }
 
 	add(selectFirstTouches, "ws", scope.apps(), set)
-	for _, f := range []Filter{{Scope: scope, Limit: 10}, {Scope: scope, SourceID: "src", AcquisitionID: "acq", Limit: 10}} {
+	browserAt := &Cursor{AtMs: 1762768800000, Evidence: EvidenceBrowser, SourceID: "src", EventID: "e1"}
+	serverAt := &Cursor{AtMs: 1762768800000, Evidence: EvidenceServer, SourceID: "src", EventID: "s1"}
+	for _, f := range []Filter{{Scope: scope, Limit: 10}, {Scope: scope, SourceID: "src", AcquisitionID: "acq", Limit: 10},
+		{Scope: scope, Name: "paid", Shop: "shop.example", After: browserAt, Limit: 10}, {Scope: scope, After: serverAt, Limit: 10}} {
 		addComposed(recentBrowserQuery(f, from, to))
 		addComposed(recentServerQuery(f, from, to))
 	}
@@ -48,6 +51,10 @@ SELECT 's1', 'src', 'ws', 'app', 'paid', toDateTime('2026-11-10 11:00:00', 'UTC'
 		}
 	}
 	add(selectLedger, "ws", scope.apps(), epoch(from), epoch(to), "ws", scope.apps())
+	add(journeyAcquisitionBase+journeyAcquisitionEnd, "ws", scope.apps(), "acq")
+	add(journeyAcquisitionBase+andSourceID+journeyAcquisitionEnd, "ws", scope.apps(), "acq", "src")
+	add(journeySessions, "ws", scope.apps(), "src", "acq")
+	add(journeyShopsBase+andAcquisitionSourceID+journeyShopsEnd, "ws", scope.apps(), "acq", "src")
 
 	if _, failures := testenv.OnCurrentClickHouse(t, statements); len(failures) > 0 {
 		t.Fatalf("rejected by current ClickHouse: %+v", failures)

@@ -31,6 +31,13 @@ type Filter struct {
 	// AcquisitionID restricts to one browser: its browser events and the server events attributed
 	// to it, by their own acquisition ID or through their shop's link (optional).
 	AcquisitionID string `json:"acquisitionId,omitempty"`
+	// Name restricts to events of one name: page_view, a custom name or a lifecycle name (optional).
+	Name string `json:"name,omitempty"`
+	// Shop restricts to one shop: server events naming it (customerRef) and browser events whose
+	// embedded-app context carried it (optional).
+	Shop string `json:"shop,omitempty"`
+	// After continues a listing after the last event of a previous page (EventsPage's NextCursor).
+	After *Cursor `json:"-"`
 	// From and To bound occurredAt, [From, To); zero values default to the last 30 days.
 	From time.Time `json:"from"`
 	To   time.Time `json:"to"`
@@ -68,39 +75,56 @@ type Event struct {
 // RecentEvents returns the newest browser and server events of a workspace, newest first (ties:
 // browser before server, then by source and event ID), each duplicate counted once.
 func (s *Store) RecentEvents(ctx context.Context, f Filter) ([]Event, error) {
+	p, err := s.EventsPage(ctx, f)
+	return p.Events, err
+}
+
+// EventsPage is RecentEvents with the cursor of the next page: each query reads one event more
+// than the page holds, so a page knows whether another follows without a count.
+func (s *Store) EventsPage(ctx context.Context, f Filter) (Page, error) {
+	events, more, err := s.events(ctx, f)
+	p := Page{Events: events}
+	if more && len(events) > 0 {
+		p.NextCursor = cursorOf(events[len(events)-1]).String()
+	}
+	return p, err
+}
+
+func (s *Store) events(ctx context.Context, f Filter) ([]Event, bool, error) {
 	if f.WorkspaceID == "" {
-		return nil, invalid("workspaceId is required")
+		return nil, false, invalid("workspaceId is required")
 	}
 	if f.Limit == 0 {
 		f.Limit = DefaultEventLimit
 	}
 	if f.Limit < 1 || f.Limit > MaxEventLimit {
-		return nil, invalid("limit must be between 1 and %d", MaxEventLimit)
+		return nil, false, invalid("limit must be between 1 and %d", MaxEventLimit)
 	}
 	from, to, err := s.dateRange(f.From, f.To)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := budget.Compute(ctx); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	browser, err := s.recentBrowser(ctx, f, from, to)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	server, err := s.recentServer(ctx, f, from, to)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	events := append(browser, server...)
 	sort.Slice(events, func(i, j int) bool { return newerFirst(events[i], events[j]) })
-	if len(events) > f.Limit {
+	more := len(events) > f.Limit
+	if more {
 		events = events[:f.Limit]
 	}
 	if err := s.attachFirstTouches(ctx, f.Scope, events); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return events, nil
+	return events, more, nil
 }
 
 func newerFirst(a, b Event) bool {
@@ -116,7 +140,9 @@ func newerFirst(a, b Event) bool {
 	return a.EventID < b.EventID
 }
 
-// optional appends the filter's optional conditions (constant fragments) and their arguments.
+// optional appends the filter's optional conditions (constant fragments) and their arguments;
+// withAcquisition is true for the browser query, whose acquisition and shop are its own columns
+// (a server event's are matched outside FINAL, by recentServerQuery).
 func optional(q *strings.Builder, args []any, f Filter, withAcquisition bool) []any {
 	if f.SourceID != "" {
 		q.WriteString(andSourceID)
@@ -126,7 +152,15 @@ func optional(q *strings.Builder, args []any, f Filter, withAcquisition bool) []
 		q.WriteString(andAcquisitionID)
 		args = append(args, f.AcquisitionID)
 	}
-	return args
+	if withAcquisition && f.Shop != "" {
+		q.WriteString(andPlatformShop)
+		args = append(args, f.Shop)
+	}
+	if f.Name != "" {
+		q.WriteString(andName)
+		args = append(args, f.Name)
+	}
+	return append(args, f.After.args(q, withAcquisition)...)
 }
 
 // recentBrowserQuery composes the browser events query of a filter.
@@ -135,7 +169,7 @@ func recentBrowserQuery(f Filter, from, to time.Time) (string, []any) {
 	q.WriteString(recentBrowserBase)
 	args := optional(&q, []any{f.WorkspaceID, f.apps(), epoch(from), epoch(to)}, f, true)
 	q.WriteString(recentBrowserEnd)
-	return q.String(), append(args, f.Limit)
+	return q.String(), append(args, f.Limit+1)
 }
 
 // recentServerQuery composes the server events query of a filter. The acquisition is matched
@@ -149,8 +183,12 @@ func recentServerQuery(f Filter, from, to time.Time) (string, []any) {
 		q.WriteString(andAcquisitionID)
 		args = append(args, f.AcquisitionID)
 	}
+	if f.Shop != "" {
+		q.WriteString(andShopDomain)
+		args = append(args, f.Shop)
+	}
 	q.WriteString(recentServerEnd)
-	return q.String(), append(args, f.Limit)
+	return q.String(), append(args, f.Limit+1)
 }
 
 func (s *Store) recentBrowser(ctx context.Context, f Filter, from, to time.Time) ([]Event, error) {

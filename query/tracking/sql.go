@@ -179,3 +179,27 @@ FROM (
 ) AS touches USING (source_id, acquisition_id)
 GROUP BY tracker_ref, currency
 ORDER BY tracker_ref, currency`
+
+// More optional conditions of the recent-events queries: the event's name (toString: a server
+// event's name is an Enum, which refuses a comparison with an unknown name instead of matching
+// nothing) and the shop (a browser event's embedded-app shop, a server event's customerRef, the
+// latter matched outside FINAL with the acquisition).
+const (
+	andName         = ` AND toString(name) = ?`
+	andPlatformShop = ` AND platform_shop = ?`
+	andShopDomain   = ` AND shop_domain = ?`
+)
+
+// The cursor of the recent-events listing (cursor.go): events strictly after the cursor's event in
+// the listing's order (time descending, then browser before server, then source and event ID).
+// The first condition lets ClickHouse skip by the sorting key's time; the exact one follows.
+// afterSameEvidence is for the query of the cursor event's own evidence (same instant: a greater
+// source, or the same source and a greater event ID); afterOtherEvidence for the other query, whose
+// same-instant events all come after (the server query after a browser cursor) or all before (the
+// browser query after a server cursor: before strictly).
+const (
+	afterCoarse        = ` AND occurred_at <= toDateTime(?)`
+	afterSameEvidence  = ` AND (toUInt64(occurred_at) * 1000 + occurred_ms < ? OR (toUInt64(occurred_at) * 1000 + occurred_ms = ? AND (source_id > ? OR (source_id = ? AND event_id > ?))))`
+	afterBrowserCursor = ` AND toUInt64(occurred_at) * 1000 + occurred_ms <= ?`
+	afterServerCursor  = ` AND toUInt64(occurred_at) * 1000 + occurred_ms < ?`
+)

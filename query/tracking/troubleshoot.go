@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/query/budget"
 )
 
@@ -62,6 +63,9 @@ type Troubleshooting struct {
 	// Conditions lists the four conditions in the order of docs/TRACKING.md, "7. Troubleshooting".
 	Conditions []Condition `json:"conditions"`
 	Hint       string      `json:"hint"`
+	// Refusals is what the ingest edge refused for the source recently (ApplyRefusals); absent when
+	// the server does not record them.
+	Refusals *controlplane.SourceRefusals `json:"refusals,omitempty"`
 }
 
 // Troubleshoot reports what a tracking source received since a time (zero: the last 30 days):
