@@ -1,6 +1,7 @@
 package adminapi
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -87,12 +88,28 @@ func (a *API) updateSource(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"source": src})
 }
 
+// keyRetirer remembers which source a rotated-away public key named (controlplane.Store), so that
+// the source's status shows the pages that still send it.
+type keyRetirer interface {
+	RetirePublicKey(ctx context.Context, oldPK, sourceID string) error
+}
+
 func (a *API) rotatePublic(c *gin.Context) {
 	caller := authn.From(c)
-	src, err := a.Store.RotatePublicKey(c.Request.Context(), caller.Actor(), caller.Workspace.ID, c.Param("id"))
+	ctx, ws, id := c.Request.Context(), caller.Workspace.ID, c.Param("id")
+	old, err := a.Store.SourceByID(ctx, ws, id)
+	src := old
+	if err == nil {
+		src, err = a.Store.RotatePublicKey(ctx, caller.Actor(), ws, id)
+	}
 	if err != nil {
 		a.fail(c, err)
 		return
+	}
+	if r, ok := a.Store.(keyRetirer); ok && old.PublicKey != src.PublicKey {
+		if err := r.RetirePublicKey(ctx, old.PublicKey, id); err != nil {
+			a.Log.Warn("rotated public key not remembered; its refusals will not show on the source's status", "source", id, "err", err)
+		}
 	}
 	c.JSON(http.StatusOK, gin.H{"source": src})
 }

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -9,8 +10,14 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/query/tracking"
 )
+
+// refusalReader reads what the ingest edge refused for a source (controlplane.Store).
+type refusalReader interface {
+	SourceRefusals(ctx context.Context, sourceID string) (controlplane.SourceRefusals, error)
+}
 
 // sourceParam checks that a source ID names a source of the caller's workspace and of a selected
 // app; anything else is 404, so IDs of other workspaces reveal nothing.
@@ -72,6 +79,14 @@ func (a *API) trackingStatus(c *gin.Context) {
 	if err != nil {
 		a.fail(c, err)
 		return
+	}
+	// The edge's refusals of this source (controlplane/refusals.go), when the sources store keeps them.
+	if rr, ok := a.Sources.(refusalReader); ok {
+		if ref, err := rr.SourceRefusals(c.Request.Context(), id); err == nil {
+			st.ApplyRefusals(ref)
+		} else {
+			a.Log.Warn("tracking source refusals not read", "source", id, "err", err)
+		}
 	}
 	c.JSON(http.StatusOK, st)
 }

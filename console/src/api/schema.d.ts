@@ -1915,12 +1915,36 @@ export interface components {
             conditions: {
                 /** @enum {string} */
                 code: "origin_not_allowed" | "source_unavailable" | "no_page_view" | "no_lifecycle_event";
-                /** @description False for conditions this view cannot observe (see hint). */
+                /** @description False for conditions this view cannot observe (see hint); origin_not_allowed and source_unavailable are checked from `refusals` when present. */
                 checked: boolean;
                 detected: boolean;
                 message: string;
             }[];
             hint: string;
+            /**
+             * @description What the ingest edge refused for this source's keys since `since` (7 days ago): the origins
+             *     it does not allow, and requests with a rotated-away public key (remembered for 30 days after
+             *     the rotation), a private key that does not match, or while the source was disabled. Counted
+             *     per source for 7 days after the last refusal; under a flood of refusals the counts are
+             *     sampled. Absent when the server does not record refusals.
+             */
+            refusals?: {
+                since: components["schemas"]["Timestamp"];
+                /** @description Newest first; at most 50 distinct origins and reasons per source. */
+                origins: {
+                    /** @description The Origin header as sent (cut at 200 characters), or "(no Origin header)". */
+                    origin: string;
+                    count: number;
+                    lastAt: components["schemas"]["Timestamp"];
+                }[];
+                /** @description Newest first. */
+                keys: {
+                    /** @enum {string} */
+                    reason: "public_key_rotated" | "private_key_refused" | "source_disabled";
+                    count: number;
+                    lastAt: components["schemas"]["Timestamp"];
+                }[];
+            };
         };
         Seen: {
             count: number;
