@@ -120,6 +120,7 @@ func (s *Store) writeSource(ctx context.Context, src Source, oldPK, oldSKHash st
 	if oldSKHash != "" && oldSKHash != src.privateKeyHash {
 		pipe.Set(ctx, s.skCacheKey(oldSKHash), gone, s.CacheTTL)
 	}
+	s.publishEdgeSource(ctx, pipe, src) // the edge's flat copy, in the same MULTI (sources_edge.go)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return fmt.Errorf("publish tracking source: %w", err)
 	}

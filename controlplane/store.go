@@ -114,7 +114,11 @@ func (s *Store) putWorkspace(ctx context.Context, w Workspace) error {
 	if err != nil {
 		return err
 	}
-	if err := s.rdb.Set(ctx, s.prefix+"ws:"+w.ID, b, s.CacheTTL).Err(); err != nil {
+	// The edge's flat copy goes in the same MULTI (sources_edge.go).
+	pipe := s.rdb.TxPipeline()
+	pipe.Set(ctx, s.prefix+"ws:"+w.ID, b, s.CacheTTL)
+	s.publishEdgeWorkspace(ctx, pipe, w)
+	if _, err := pipe.Exec(ctx); err != nil {
 		return fmt.Errorf("publish workspace %s: %w", w.Slug, err)
 	}
 	return nil

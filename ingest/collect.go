@@ -158,24 +158,8 @@ func (s *Service) collect(c *gin.Context) {
 		s.reject(c, routeCollect, errInvalidBody)
 		return
 	}
-	src, w, err := s.d.ControlPlane.SourceWithWorkspace(ctx, req.Key)
+	a, err := s.admitBatch(ctx, c, req.Key)
 	if err != nil {
-		s.reject(c, routeCollect, err)
-		return
-	}
-	if !src.AllowsOrigin(c.GetHeader("Origin")) {
-		s.reject(c, routeCollect, errOriginNotAllowed)
-		return
-	}
-	corsAllowedOrigin(c)
-	if err := checkWorkspace(w, src); err != nil {
-		s.reject(c, routeCollect, err)
-		return
-	}
-	if ok, err := s.d.Limiter.Allow(ctx, "web:"+src.ID, s.policy.LimitFor(kindBrowser)); err != nil || !ok {
-		if err == nil {
-			err = errRateLimited
-		}
 		s.reject(c, routeCollect, err)
 		return
 	}
@@ -194,7 +178,7 @@ func (s *Service) collect(c *gin.Context) {
 			s.metrics.events.WithLabelValues(kindBrowser, string(apierror.InvalidParameter)).Inc()
 			continue
 		}
-		ev.SourceID, ev.WorkspaceID, ev.AppID, ev.UserAgent = src.ID, src.WorkspaceID, src.AppID, ua
+		ev.SourceID, ev.WorkspaceID, ev.AppID, ev.UserAgent = a.sourceID, a.workspaceID, a.appID, ua
 		value, _ := json.Marshal(ev)
 		recs = append(recs, &kgo.Record{Topic: s.d.BrowserTopic, Key: []byte(ev.SourceID + ":" + ev.AcquisitionID), Value: value})
 	}

@@ -469,7 +469,8 @@ func TestTrackerScriptServed(t *testing.T) {
 func TestConcurrentSameEventID(t *testing.T) {
 	e := newEdge(t, DefaultConfig())
 	ctx := testenv.Ctx(t)
-	ok, state, err := e.admitter.Admit(ctx, "other", Limit{N: 10, Window: time.Minute}, e.src.ID, "held-1", "holder")
+	scope := newEdgeRef(nil, e.src.ID, e.src.WorkspaceID).scope // the scope the edge reserves IDs in
+	ok, state, err := e.admitter.Admit(ctx, "other", Limit{N: 10, Window: time.Minute}, scope, "held-1", "holder")
 	if err != nil || !ok || state != stateNew {
 		t.Fatalf("admit: %v %v %v", ok, state, err)
 	}
@@ -477,13 +478,13 @@ func TestConcurrentSameEventID(t *testing.T) {
 	if r.status != 503 || errCode(r) != "event_in_progress" {
 		t.Fatalf("while held: %d %v", r.status, r.body)
 	}
-	if err := e.admitter.Deduper.Release(ctx, e.src.ID, "held-1", "another request"); err != nil {
+	if err := e.admitter.Deduper.Release(ctx, scope, "held-1", "another request"); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.serverEvent(t, e.sk, map[string]any{"eventId": "held-1"}); r.status != 503 || errCode(r) != "event_in_progress" {
 		t.Fatalf("after a release by another request: %d %v", r.status, r.body)
 	}
-	if err := e.admitter.Deduper.Release(ctx, e.src.ID, "held-1", "holder"); err != nil {
+	if err := e.admitter.Deduper.Release(ctx, scope, "held-1", "holder"); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.serverEvent(t, e.sk, map[string]any{"eventId": "held-1"}); r.status != 202 || r.body["duplicate"] != false {

@@ -127,43 +127,36 @@ func (s *Service) serverEvents(c *gin.Context) {
 		return
 	}
 	// Credentials before field errors: a caller with wrong keys learns nothing about the payload.
-	src, w, err := s.d.ControlPlane.AuthenticateServerKey(ctx, private, req.PublicKey, req.TeamSlug)
+	// Invalid requests count against the limit too: a loop sending bad data is still a loop.
+	var token string
+	if verr == nil {
+		token = rand.Text()
+	}
+	a, err := s.admitServer(ctx, private, &req, verr == nil, token)
 	if err != nil {
 		s.reject(c, routeServerEvents, err)
 		return
 	}
-	if err := checkWorkspace(w, src); err != nil {
-		s.reject(c, routeServerEvents, err)
-		return
-	}
-	limitKey, limit := "srv:"+src.ID, s.policy.LimitFor(kindServer)
 	if verr != nil {
-		// Invalid requests count against the limit too: a loop sending bad data is still a loop.
-		if ok, err := s.d.Limiter.Allow(ctx, limitKey, limit); err == nil && !ok {
+		if !a.allowed {
 			verr = errRateLimited
 		}
 		s.metrics.events.WithLabelValues(kindServer, string(toAPIError(verr).Code)).Inc()
 		s.reject(c, routeServerEvents, verr)
 		return
 	}
-	ev.SourceID, ev.WorkspaceID, ev.AppID = src.ID, src.WorkspaceID, src.AppID
-
-	token := rand.Text()
-	allowed, state, err := s.d.Admitter.Admit(ctx, limitKey, limit, src.ID, ev.EventID, token)
+	ev.SourceID, ev.WorkspaceID, ev.AppID = a.sourceID, a.workspaceID, a.appID
 	switch {
-	case err != nil:
-		s.reject(c, routeServerEvents, err)
-		return
-	case !allowed:
+	case !a.allowed:
 		s.reject(c, routeServerEvents, errRateLimited)
 		return
-	case state == stateDone:
+	case a.state == stateDone:
 		s.metrics.requests.WithLabelValues(routeServerEvents, "duplicate").Inc()
 		s.metrics.events.WithLabelValues(kindServer, "duplicate").Inc()
 		c.Header("Cache-Control", "no-store")
 		writeJSON(c, http.StatusOK, ServerEventResponse{Accepted: true, Duplicate: true, EventID: ev.EventID})
 		return
-	case state == statePending:
+	case a.state == statePending:
 		s.reject(c, routeServerEvents, errEventInProgress)
 		return
 	}
@@ -175,7 +168,7 @@ func (s *Service) serverEvents(c *gin.Context) {
 	settled := make(chan struct{})
 	settle := func(err error) {
 		if err == nil {
-			s.confirms.add(confirmation{scope: src.ID, eventID: ev.EventID, done: settled})
+			s.confirms.add(confirmation{scope: a.ref.scope, eventID: ev.EventID, done: settled})
 			return
 		}
 		go func() {
@@ -183,7 +176,7 @@ func (s *Service) serverEvents(c *gin.Context) {
 			ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
 			defer cancel()
 			// The write failed, so the ID must not look seen: the client's retry is a first attempt.
-			if rerr := s.d.Deduper.Release(ctx, src.ID, ev.EventID, token); rerr != nil {
+			if rerr := s.d.Deduper.Release(ctx, a.ref.scope, ev.EventID, token); rerr != nil {
 				s.d.Log.Warn("dedup release failed; the reservation expires on its own", "err", rerr)
 			}
 		}()

@@ -62,6 +62,11 @@ type Service struct {
 	policy   LimitPolicy
 	metrics  *metrics
 	confirms *confirmBatcher
+	// recs and fast, when both the control plane and the admitter offer them, admit a request in
+	// one Redis script (edge_admit.go); refs are the public keys it knows.
+	recs edgeRecords
+	fast edgeAdmitter
+	refs edgeRefs
 }
 
 // New builds the edge.
@@ -69,10 +74,13 @@ func New(cfg Config, d Deps) *Service {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	return &Service{cfg: cfg, d: d, metrics: newMetrics(d.Registry), confirms: newConfirmBatcher(d.Deduper, d.Log), policy: staticPolicy{
+	s := &Service{cfg: cfg, d: d, metrics: newMetrics(d.Registry), confirms: newConfirmBatcher(d.Deduper, d.Log), policy: staticPolicy{
 		server:  Limit{N: cfg.ServerEventsPerMinute, Window: time.Minute},
 		browser: Limit{N: cfg.BrowserRequestsPerMinute, Window: time.Minute},
 	}}
+	s.recs, _ = d.ControlPlane.(edgeRecords)
+	s.fast, _ = d.Admitter.(edgeAdmitter)
+	return s
 }
 
 const (
