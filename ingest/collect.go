@@ -160,6 +160,7 @@ func (s *Service) collect(c *gin.Context) {
 	}
 	a, err := s.admitBatch(ctx, c, req.Key)
 	if err != nil {
+		s.noteRefused(err, a.sourceID, req.Key, c.GetHeader("Origin"))
 		s.reject(c, routeCollect, err)
 		return
 	}

@@ -134,6 +134,7 @@ func (s *Service) serverEvents(c *gin.Context) {
 	}
 	a, err := s.admitServer(ctx, private, &req, verr == nil, token)
 	if err != nil {
+		s.noteRefused(err, a.sourceID, req.PublicKey, "")
 		s.reject(c, routeServerEvents, err)
 		return
 	}
