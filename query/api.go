@@ -23,6 +23,8 @@ import (
 // TrackingReader is the read side of acquisition tracking (query/tracking.Store).
 type TrackingReader interface {
 	RecentEvents(ctx context.Context, f tracking.Filter) ([]tracking.Event, error)
+	EventsPage(ctx context.Context, f tracking.Filter) (tracking.Page, error)
+	Journey(ctx context.Context, sc tracking.Scope, acquisitionID, sourceID string) (tracking.Journey, error)
 	Troubleshoot(ctx context.Context, sc tracking.Scope, sourceID string, since time.Time) (tracking.Troubleshooting, error)
 	Funnel(ctx context.Context, f tracking.FunnelFilter) (tracking.Funnel, error)
 	Ledger(ctx context.Context, sc tracking.Scope, from, to time.Time) ([]tracking.LedgerRow, error)
@@ -79,7 +81,8 @@ func (a *API) Register(r gin.IRouter) {
 	}
 	registerOpenAPI(r)
 	v1 := r.Group("/api/v1", noStore, authn.MiddlewareWithConsole(a.Keys, a.Console, writeError), authn.RequireWorkspaceKey(writeError), a.admit)
-	v1.GET("/tracking/events", a.trackingEvents)
+	v1.GET("/tracking/events", a.trackingEventsPage)
+	v1.GET("/tracking/acquisitions/:id", a.trackingJourney)
 	v1.GET("/tracking/sources/:id/status", a.trackingStatus)
 	v1.GET("/tracking/funnel", a.trackingFunnel)
 	v1.GET("/tracking/ledger", a.trackingLedger)

@@ -226,7 +226,7 @@ func TestOpenAPIResponsesMatchHandlers(t *testing.T) {
 		run(c)
 	}
 	e.awaitTrackingData(t)
-	for _, calls := range [][]call{e.trackingCalls(), e.reportingCalls(), e.adminCalls(), e.adsCalls(), e.analystCalls(), e.peopleCalls()} {
+	for _, calls := range [][]call{e.trackingCalls(t), e.reportingCalls(), e.adminCalls(), e.adsCalls(), e.analystCalls(), e.peopleCalls()} {
 		for _, c := range calls {
 			run(c)
 		}
@@ -446,12 +446,23 @@ func trackerETag(base string) string {
 	return resp.Header.Get("ETag")
 }
 
-func (e contractEnv) trackingCalls() []call {
+func (e contractEnv) trackingCalls(t *testing.T) []call {
 	rng := "from=" + e.from + "&to=" + e.to
 	return []call{
 		{name: "tracking events", method: "GET", path: "/api/v1/tracking/events?" + rng, key: e.read, want: 200},
 		{name: "tracking events of one browser", method: "GET", key: e.read, want: 200,
 			path: "/api/v1/tracking/events?limit=10&sourceId=" + e.sourceID + "&acquisitionId=acq-contract&" + rng},
+		{name: "tracking events by name and shop, one a page", method: "GET", key: e.read, want: 200,
+			path: "/api/v1/tracking/events?limit=1&name=page_view&shop=none.example&" + rng},
+		{name: "tracking events next page", method: "GET", key: e.read, want: 200,
+			path: "/api/v1/tracking/events?limit=1&cursor=" + e.eventsCursor(t, rng) + "&" + rng},
+		{name: "tracking events bad cursor", method: "GET", path: "/api/v1/tracking/events?cursor=nope", key: e.read, want: 400},
+		{name: "journey", method: "GET", path: "/api/v1/tracking/acquisitions/acq-contract", key: e.read, want: 200},
+		{name: "journey of the source", method: "GET", key: e.read, want: 200,
+			path: "/api/v1/tracking/acquisitions/acq-contract?sourceId=" + e.sourceID},
+		{name: "journey unknown", method: "GET", path: "/api/v1/tracking/acquisitions/acq-nobody", key: e.read, want: 404},
+		{name: "journey unknown source", method: "GET", path: "/api/v1/tracking/acquisitions/acq-contract?sourceId=nope", key: e.read, want: 404},
+		{name: "journey with the private key", method: "GET", path: "/api/v1/tracking/acquisitions/acq-contract", key: e.sk, want: 403},
 		{name: "tracking events with the private key", method: "GET", path: "/api/v1/tracking/events?" + rng, key: e.sk, want: 403},
 		{name: "tracking events bad date", method: "GET", path: "/api/v1/tracking/events?from=yesterday", key: e.read, want: 400,
 			invalidRequest: true},
@@ -469,6 +480,23 @@ func (e contractEnv) trackingCalls() []call {
 		{name: "ledger", method: "GET", path: "/api/v1/tracking/ledger?" + rng, key: e.read, want: 200},
 		{name: "ledger bad range", method: "GET", path: "/api/v1/tracking/ledger?from=2026-01-02&to=2026-01-01", key: e.read, want: 400},
 	}
+}
+
+// eventsCursor is the nextCursor of the first one-event page of recent events.
+func (e contractEnv) eventsCursor(t *testing.T, rng string) string {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(testenv.Ctx(t), http.MethodGet, e.base+"/api/v1/tracking/events?limit=1&"+rng, nil)
+	req.Header.Set("Authorization", "Bearer "+e.read)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var page struct{ NextCursor *string }
+	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil || page.NextCursor == nil {
+		t.Fatalf("a first page of one event with a next cursor: %v", err)
+	}
+	return *page.NextCursor
 }
 
 func (e contractEnv) reportingCalls() []call {

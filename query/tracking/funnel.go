@@ -9,11 +9,16 @@ import (
 	"github.com/revtrack/revtrack/query/budget"
 )
 
-// Funnel dimensions: what the acquisitions are grouped by, all from the acquisition's side.
+// Funnel dimensions: what the acquisitions are grouped by, all from the acquisition's side. The
+// first-touch channels are those of attribution (docs/METRICS.md 10), with the same values.
 const (
-	DimensionSource      = "source"       // the source that captured the acquisition
-	DimensionTrackerRef  = "tracker_ref"  // first-touch tracker_ref
-	DimensionUTMCampaign = "utm_campaign" // first-touch utm_campaign
+	DimensionSource      = "source"        // the source that captured the acquisition
+	DimensionTrackerRef  = "tracker_ref"   // first-touch tracker_ref
+	DimensionUTMCampaign = "utm_campaign"  // first-touch utm_campaign
+	DimensionUTMSource   = "utm_source"    // first-touch utm_source
+	DimensionUTMMedium   = "utm_medium"    // first-touch utm_medium
+	DimensionClickIDType = "click_id_type" // gclid, gbraid, wbraid or none: the first of them the first touch carried
+	DimensionLandingPath = "landing_path"  // the first landing URL's path ("/" without one, "" without a URL)
 )
 
 // FunnelSteps are the steps of the sequential journey, in order.
@@ -30,7 +35,7 @@ type FunnelFilter struct {
 	Scope
 	// SourceID restricts the cohort to acquisitions captured by one source (optional).
 	SourceID string `json:"sourceId,omitempty"`
-	// Dimension is source (default), tracker_ref or utm_campaign.
+	// Dimension is source (default) or a first-touch channel (the Dimension* constants).
 	Dimension string `json:"dimension"`
 	// From and To bound the acquisitions' first browser event, [From, To); zero values default to
 	// the last 30 days.
@@ -102,7 +107,8 @@ func (s *Store) Funnel(ctx context.Context, f FunnelFilter) (Funnel, error) {
 	}
 	column, ok := funnelGroupColumns[f.Dimension]
 	if !ok {
-		return Funnel{}, invalid("dimension must be %s, %s or %s", DimensionSource, DimensionTrackerRef, DimensionUTMCampaign)
+		return Funnel{}, invalid("groupBy must be one of %s, %s, %s, %s, %s, %s or %s", DimensionSource, DimensionTrackerRef,
+			DimensionUTMCampaign, DimensionUTMSource, DimensionUTMMedium, DimensionClickIDType, DimensionLandingPath)
 	}
 	if f.Window == 0 {
 		f.Window = DefaultFunnelWindow

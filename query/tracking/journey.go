@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"sort"
 	"time"
+	"unicode/utf8"
 
 	"github.com/revtrack/revtrack/query/budget"
 )
@@ -61,7 +62,7 @@ func (s *Store) Journey(ctx context.Context, sc Scope, acquisitionID, sourceID s
 	if sc.WorkspaceID == "" {
 		return Journey{}, invalid("workspaceId is required")
 	}
-	if acquisitionID == "" || len(acquisitionID) > 128 {
+	if acquisitionID == "" || utf8.RuneCountInString(acquisitionID) > 128 {
 		return Journey{}, invalid("the acquisition ID must be 1-128 characters")
 	}
 	if err := budget.Compute(ctx); err != nil {

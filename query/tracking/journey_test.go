@@ -131,3 +131,30 @@ func TestCursorTies(t *testing.T) {
 		t.Fatalf("round trip %+v, %v", back, err)
 	}
 }
+
+// The funnel by the first-touch channels added for the console: the same values as attribution's.
+func TestFunnelByClickIDTypeAndLandingPath(t *testing.T) {
+	e := scenario(t)
+	ctx := testenv.Ctx(t)
+	steps := func(counts ...uint64) []FunnelStep {
+		out := make([]FunnelStep, len(FunnelSteps))
+		for i, name := range FunnelSteps {
+			out[i] = FunnelStep{Name: name, Acquisitions: counts[i]}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		dimension string
+		want      []FunnelGroup
+	}{
+		// acq-a carried a gclid and landed on /a1; acq-b and acq-c neither.
+		{DimensionClickIDType, []FunnelGroup{{Key: "gclid", Steps: steps(1, 1, 1, 1, 1), Qualified: 1}, {Key: "none", Steps: steps(2, 1, 0, 0, 0)}}},
+		{DimensionLandingPath, []FunnelGroup{{Key: "", Steps: steps(2, 1, 0, 0, 0)}, {Key: "/a1", Steps: steps(1, 1, 1, 1, 1), Qualified: 1}}},
+		{DimensionUTMSource, []FunnelGroup{{Key: "", Steps: steps(3, 2, 1, 1, 1), Qualified: 1}}},
+	} {
+		got, err := e.store.Funnel(ctx, FunnelFilter{Scope: scope, Dimension: tc.dimension, From: t0.Add(-time.Hour), To: t0.Add(2 * 24 * time.Hour)})
+		if err != nil || !reflect.DeepEqual(got.Groups, tc.want) {
+			t.Errorf("%s: %+v, %v; want %+v", tc.dimension, got.Groups, err, tc.want)
+		}
+	}
+}

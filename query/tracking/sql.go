@@ -153,11 +153,16 @@ GROUP BY grp
 ORDER BY grp`
 )
 
-// funnelGroupColumns maps a dimension to its column of the merged acquisitions.
+// funnelGroupColumns maps a dimension to its expression over the merged acquisitions; the click-ID
+// type and the landing path are computed as attribution computes them (query/reporting).
 var funnelGroupColumns = map[string]string{
 	DimensionSource:      "source_id",
 	DimensionTrackerRef:  "tracker_ref",
 	DimensionUTMCampaign: "utm_campaign",
+	DimensionUTMSource:   "utm_source",
+	DimensionUTMMedium:   "utm_medium",
+	DimensionClickIDType: "multiIf(gclid != '', 'gclid', gbraid != '', 'gbraid', wbraid != '', 'wbraid', 'none')",
+	DimensionLandingPath: "if(landing_url = '', '', if(path(landing_url) = '', '/', path(landing_url)))",
 }
 
 // selectLedger sums commissionable events per first-touch tracker_ref and currency. Events without

@@ -225,9 +225,35 @@ export interface paths {
          * Recent tracking events
          * @description The newest browser and server events of the workspace's selected apps, newest first (ties:
          *     browser before server, then by source and event ID); each duplicate counted once. Server
-         *     events carry the first touch of the acquisition they are attributed to.
+         *     events carry the first touch of the acquisition they are attributed to. Paged: pass the
+         *     previous page's `nextCursor` as `cursor` (with the same filters) until it is null; events
+         *     that arrive meanwhile never shift the later pages.
          */
         get: operations["listTrackingEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tracking/acquisitions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One acquisition's journey
+         * @description One browser's story, over everything stored (browser events are kept 180 days): its first
+         *     touch (UTM, click IDs, tracker_ref, landing URL, when), its sessions, every browser event
+         *     (page views, custom events) and verified server event attributed to it, oldest first (the
+         *     newest 500 when there are more: `truncated`), and the shops it joined. Only the workspace's
+         *     selected apps are read: an ID none of their events carries is 404.
+         */
+        get: operations["getTrackingJourney"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1849,6 +1875,8 @@ export interface components {
         };
         TrackingEventsResponse: {
             range: components["schemas"]["Range"];
+            /** @description The next page's `cursor`; null on the last page. */
+            nextCursor: string | null;
             events: components["schemas"]["TrackingEvent"][];
             /** @enum {string} */
             source: "tracking_events";
@@ -1881,6 +1909,47 @@ export interface components {
             amountCents?: number;
             currency?: components["schemas"]["CurrencyCode"];
             firstTouch?: components["schemas"]["AcquisitionFirstTouch"];
+        };
+        TrackingJourneyResponse: {
+            journey: components["schemas"]["TrackingJourney"];
+            /** @enum {string} */
+            source: "tracking_journey";
+        };
+        TrackingJourney: {
+            acquisitionId: string;
+            /** @description The source that captured the browser; "" when only server events carry the ID. */
+            sourceId: string;
+            /** @description Null when no browser history is stored (not arrived yet, or past the 180-day retention). */
+            firstTouch: components["schemas"]["AcquisitionFirstTouch"] | null;
+            /** @description The path of the first touch's landing URL ("" without one). */
+            landingPath: string;
+            /** @description Oldest first; a session restarts after 30 minutes without a tracked event. */
+            sessions: components["schemas"]["TrackingSession"][];
+            /**
+             * @description The shops the acquisition joined: each named (`customerRef`) by a verified server event that
+             *     carried the acquisition's ID, with the earliest such event (`install`, or `identified` for a
+             *     shop that existed before). Oldest first.
+             */
+            shops: components["schemas"]["TrackingJoinedShop"][];
+            /** @description Browser events and the server events attributed to the acquisition, oldest first. */
+            events: components["schemas"]["TrackingEvent"][];
+            /** @description More than 500 events are stored; `events` holds the newest 500. */
+            truncated: boolean;
+        };
+        TrackingSession: {
+            sessionId: string;
+            startedAt: components["schemas"]["Timestamp"];
+            endedAt: components["schemas"]["Timestamp"];
+            pageViews: number;
+            /** @description Browser events of the session, page views included. */
+            events: number;
+            /** @description The path of the session's first event. */
+            landingPath: string;
+        };
+        TrackingJoinedShop: {
+            shop: string;
+            firstEventAt: components["schemas"]["Timestamp"];
+            firstEventName: string;
         };
         AcquisitionFirstTouch: {
             firstSeenAt: components["schemas"]["Timestamp"];
@@ -1954,7 +2023,7 @@ export interface components {
             range: components["schemas"]["Range"];
             funnel: {
                 /** @enum {string} */
-                dimension: "source" | "tracker_ref" | "utm_campaign";
+                dimension: "source" | "tracker_ref" | "utm_campaign" | "utm_source" | "utm_medium" | "click_id_type" | "landing_path";
                 from: components["schemas"]["Timestamp"];
                 to: components["schemas"]["Timestamp"];
                 windowSeconds: number;
@@ -3422,7 +3491,22 @@ export interface operations {
                 sourceId?: string;
                 /** @description Only this browser, with the server events attributed to it. */
                 acquisitionId?: string;
+                /**
+                 * @description Only events of this exact name: `page_view`, `platform_context`, a custom event's name, or
+                 *     a lifecycle name. A name no event has matches nothing.
+                 */
+                name?: string;
+                /**
+                 * @description Only events of this shop domain, exactly: server events naming it as `customerRef` and
+                 *     browser events whose embedded-app context carried it.
+                 */
+                shop?: string;
                 limit?: number;
+                /**
+                 * @description The `nextCursor` of the previous page; opaque. A value the server did not issue is
+                 *     `400 invalid_parameter`.
+                 */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -3438,6 +3522,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TrackingEventsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["ReportingRateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTrackingJourney: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The source that captured the browser, when one browser was tracked by several sources
+                 *     (of a selected app; anything else is 404). Without it, the earliest seen is taken.
+                 */
+                sourceId?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The acquisition ID (the value of `window.tracker.getAcquisitionId()`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The journey. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrackingJourneyResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3509,7 +3629,12 @@ export interface operations {
                  */
                 to?: components["parameters"]["To"];
                 sourceId?: string;
-                groupBy?: "source" | "tracker_ref" | "utm_campaign";
+                /**
+                 * @description The capturing source, or a first-touch channel with attribution's values
+                 *     (docs/METRICS.md 10): `click_id_type` is gclid, gbraid, wbraid or none; `landing_path`
+                 *     the first landing URL's path ("/" without one, "" without a URL).
+                 */
+                groupBy?: "source" | "tracker_ref" | "utm_campaign" | "utm_source" | "utm_medium" | "click_id_type" | "landing_path";
                 /** @description How long after its first browser event an acquisition's server events count. */
                 windowDays?: number;
             };
