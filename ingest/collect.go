@@ -46,7 +46,7 @@ func truncate(s string, n int) string {
 
 // decodeBrowserEvent validates one event. Long free text is truncated rather than refused; what
 // cannot be interpreted (IDs, names, times) is refused.
-func decodeBrowserEvent(raw json.RawMessage, now time.Time, maxSkew time.Duration) (schemas.BrowserEvent, error) {
+func decodeBrowserEvent(raw json.RawMessage, now time.Time, maxSkew time.Duration, urls urlCache) (schemas.BrowserEvent, error) {
 	var in schemas.BrowserEventRequest
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return schemas.BrowserEvent{}, fmt.Errorf("event is not a JSON object")
@@ -91,8 +91,8 @@ func decodeBrowserEvent(raw json.RawMessage, now time.Time, maxSkew time.Duratio
 		}
 	}
 	ft := in.FirstTouch
-	ft.LandingURL = truncate(StripAuthParams(ft.LandingURL), maxURLLen)
-	ft.Referrer = truncate(StripAuthParams(ft.Referrer), maxURLLen)
+	ft.LandingURL = truncate(urls.strip(ft.LandingURL), maxURLLen)
+	ft.Referrer = truncate(urls.strip(ft.Referrer), maxURLLen)
 	for _, f := range []*string{&ft.TrackerRef, &ft.UTMSource, &ft.UTMMedium, &ft.UTMCampaign, &ft.UTMTerm, &ft.UTMContent,
 		&ft.Gclid, &ft.Gbraid, &ft.Wbraid} {
 		*f = truncate(*f, maxTextLen)
@@ -100,8 +100,8 @@ func decodeBrowserEvent(raw json.RawMessage, now time.Time, maxSkew time.Duratio
 	return schemas.BrowserEvent{
 		EventID: in.EventID, AcquisitionID: in.AcquisitionID, SessionID: in.SessionID, Name: in.Name,
 		OccurredAt: at.UTC(), ReceivedAt: now.UTC(),
-		URL: truncate(StripAuthParams(in.URL), maxURLLen), Path: truncate(in.Path, maxURLLen), Title: truncate(in.Title, maxTextLen),
-		Referrer: truncate(StripAuthParams(in.Referrer), maxURLLen), Returning: in.Returning, FirstTouch: ft,
+		URL: truncate(urls.strip(in.URL), maxURLLen), Path: truncate(in.Path, maxURLLen), Title: truncate(in.Title, maxTextLen),
+		Referrer: truncate(urls.strip(in.Referrer), maxURLLen), Returning: in.Returning, FirstTouch: ft,
 		Platform: in.Platform, Properties: props,
 	}, nil
 }
@@ -172,8 +172,9 @@ func (s *Service) collect(c *gin.Context) {
 	ua := truncate(c.GetHeader("User-Agent"), maxTextLen)
 	resp := CollectResponse{Rejected: []RejectedEvent{}}
 	recs := make([]*kgo.Record, 0, len(req.Batch))
+	urls := urlCache{}
 	for i, raw := range req.Batch {
-		ev, err := decodeBrowserEvent(raw, now, s.cfg.MaxFutureSkew)
+		ev, err := decodeBrowserEvent(raw, now, s.cfg.MaxFutureSkew, urls)
 		if err != nil {
 			resp.Rejected = append(resp.Rejected, RejectedEvent{Index: i, Error: apierror.InvalidParameter, Message: apierror.OneLine(err.Error())})
 			s.metrics.events.WithLabelValues(kindBrowser, string(apierror.InvalidParameter)).Inc()

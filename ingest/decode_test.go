@@ -99,14 +99,14 @@ func TestDecodeBrowserEvent(t *testing.T) {
 	good := `{"eventId":"e1","name":"page_view","occurredAt":"2026-11-21T11:59:00.5Z","acquisitionId":"a1",
 "url":"https://app.example/install?hmac=abc&utm_source=x&shop=s.myshopify.com&code=1","firstTouch":{"landingUrl":"https://app.example/?id_token=t&gclid=g","gclid":"g"},
 "properties":{"plan":"pro"}}`
-	ev, err := decodeBrowserEvent(json.RawMessage(good), now, time.Hour)
+	ev, err := decodeBrowserEvent(json.RawMessage(good), now, time.Hour, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ev.URL != "https://app.example/install?utm_source=x" || ev.FirstTouch.LandingURL != "https://app.example/?gclid=g" {
 		t.Fatalf("auth parameters kept: %q %q", ev.URL, ev.FirstTouch.LandingURL)
 	}
-	future, err := decodeBrowserEvent(json.RawMessage(`{"eventId":"e2","name":"page_view","occurredAt":"2027-01-01T00:00:00Z","acquisitionId":"a1"}`), now, time.Hour)
+	future, err := decodeBrowserEvent(json.RawMessage(`{"eventId":"e2","name":"page_view","occurredAt":"2027-01-01T00:00:00Z","acquisitionId":"a1"}`), now, time.Hour, nil)
 	if err != nil || !future.OccurredAt.Equal(now) {
 		t.Fatalf("a browser clock far ahead must be clamped to the receipt time: %v %v", future.OccurredAt, err)
 	}
@@ -115,7 +115,7 @@ func TestDecodeBrowserEvent(t *testing.T) {
 		`{"eventId":"e","name":"x","occurredAt":"yesterday","acquisitionId":"a"}`,
 		`{"eventId":"e","name":"x","occurredAt":"2026-11-21T11:00:00Z","acquisitionId":"a","properties":[1]}`,
 		`{"eventId":"e","name":"platform_context","occurredAt":"2026-11-21T11:00:00Z","acquisitionId":"a","platform":{"platformShop":"s","platformIdentitySource":"token"}}`} {
-		if _, err := decodeBrowserEvent(json.RawMessage(raw), now, time.Hour); err == nil {
+		if _, err := decodeBrowserEvent(json.RawMessage(raw), now, time.Hour, nil); err == nil {
 			t.Errorf("accepted %s", raw)
 		}
 	}
@@ -124,7 +124,7 @@ func TestDecodeBrowserEvent(t *testing.T) {
 func FuzzDecodeBrowserEvent(f *testing.F) {
 	f.Add([]byte(`{"eventId":"e1","name":"page_view","occurredAt":"2026-11-21T11:59:00Z","acquisitionId":"a1","url":"https://a.example/?hmac=1"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ev, err := decodeBrowserEvent(b, now, time.Hour)
+		ev, err := decodeBrowserEvent(b, now, time.Hour, nil)
 		if err != nil {
 			return
 		}
@@ -207,7 +207,7 @@ func FuzzCollectBody(f *testing.F) {
 			return
 		}
 		for _, raw := range req.Batch {
-			ev, err := decodeBrowserEvent(raw, now, time.Hour)
+			ev, err := decodeBrowserEvent(raw, now, time.Hour, nil)
 			if err == nil && (ev.EventID == "" || ev.AcquisitionID == "" || ev.OccurredAt.IsZero()) {
 				t.Fatalf("accepted an event without identity: %+v", ev)
 			}

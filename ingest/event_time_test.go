@@ -58,7 +58,7 @@ func TestServerEventTimesOutsideTheRangeAreRefusedNamingIt(t *testing.T) {
 func TestBrowserEventTimesOutsideTheRangeAreRefusedNamingIt(t *testing.T) {
 	for _, at := range refusedTimes {
 		raw := fmt.Sprintf(`{"eventId":"e1","name":"page_view","occurredAt":%q,"acquisitionId":"a1"}`, at)
-		ev, err := decodeBrowserEvent(json.RawMessage(raw), now, time.Hour)
+		ev, err := decodeBrowserEvent(json.RawMessage(raw), now, time.Hour, nil)
 		switch {
 		case at > "2026-11-21": // a browser clock ahead: stamped with the receipt time, not refused
 			if err != nil || !ev.OccurredAt.Equal(now) {
@@ -70,7 +70,7 @@ func TestBrowserEventTimesOutsideTheRangeAreRefusedNamingIt(t *testing.T) {
 	}
 	for _, at := range acceptedTimes {
 		raw := fmt.Sprintf(`{"eventId":"e1","name":"page_view","occurredAt":%q,"acquisitionId":"a1"}`, at)
-		if ev, err := decodeBrowserEvent(json.RawMessage(raw), now, time.Hour); err != nil || ev.OccurredAt.Equal(now) != (at == "2026-11-21T12:00:00Z") {
+		if ev, err := decodeBrowserEvent(json.RawMessage(raw), now, time.Hour, nil); err != nil || ev.OccurredAt.Equal(now) != (at == "2026-11-21T12:00:00Z") {
 			t.Errorf("%s: %v %v", at, ev.OccurredAt, err)
 		}
 	}
@@ -184,7 +184,7 @@ func FuzzEdgeAcceptedBrowserEventsPassEveryConsumer(f *testing.F) {
 	})
 	f.Fuzz(func(t *testing.T, b []byte, nowNanos int64, skewSeconds uint32) {
 		at, skew := edgeClock(nowNanos, skewSeconds)
-		ev, err := decodeBrowserEvent(b, at, skew)
+		ev, err := decodeBrowserEvent(b, at, skew, nil)
 		if err != nil {
 			return
 		}
