@@ -22,7 +22,6 @@ import (
 
 // TrackingReader is the read side of acquisition tracking (query/tracking.Store).
 type TrackingReader interface {
-	RecentEvents(ctx context.Context, f tracking.Filter) ([]tracking.Event, error)
 	EventsPage(ctx context.Context, f tracking.Filter) (tracking.Page, error)
 	Journey(ctx context.Context, sc tracking.Scope, acquisitionID, sourceID string) (tracking.Journey, error)
 	Troubleshoot(ctx context.Context, sc tracking.Scope, sourceID string, since time.Time) (tracking.Troubleshooting, error)

@@ -33,38 +33,6 @@ func (a *API) sourceParam(c *gin.Context, id string) error {
 	return nil
 }
 
-// TrackingEventsResponse is the Tracking view: recent events with their evidence badge.
-type TrackingEventsResponse struct {
-	Range  Range            `json:"range"`
-	Events []tracking.Event `json:"events"`
-	Source string           `json:"source"`
-}
-
-func (a *API) trackingEvents(c *gin.Context) {
-	r, err := parseRange(c.Request.URL.Query(), a.Now())
-	if err == nil {
-		err = a.sourceParam(c, c.Query("sourceId"))
-	}
-	limit := 0
-	if err == nil {
-		limit, err = parseLimit(c.Request.URL.Query(), tracking.DefaultEventLimit, tracking.MaxEventLimit)
-	}
-	if err != nil {
-		a.fail(c, err)
-		return
-	}
-	evs, err := a.Tracking.RecentEvents(c.Request.Context(), tracking.Filter{Scope: scope(c), SourceID: c.Query("sourceId"),
-		AcquisitionID: c.Query("acquisitionId"), From: r.Start(), To: r.End(), Limit: limit})
-	if err != nil {
-		a.fail(c, err)
-		return
-	}
-	if evs == nil {
-		evs = []tracking.Event{}
-	}
-	c.JSON(http.StatusOK, TrackingEventsResponse{Range: r, Events: evs, Source: "tracking_events"})
-}
-
 func (a *API) trackingStatus(c *gin.Context) {
 	id := c.Param("id")
 	r, err := parseRange(c.Request.URL.Query(), a.Now())
