@@ -19,6 +19,7 @@ type AdsSetup interface {
 	DiscoveryConfigured() bool
 	Connection(ctx context.Context, workspaceID string) (controlplane.AdConnection, bool, error)
 	ConnectWithKey(ctx context.Context, actor, keyID, workspaceID string) (uploader.BrowserStart, error)
+	ConnectWithSession(ctx context.Context, actor, userID, workspaceID string) (uploader.BrowserStart, error)
 	FlowLocation() (base, cookiePath string)
 	Begin(ctx context.Context, beginToken string) (uploader.Begun, error)
 	BrowserCallback(ctx context.Context, state, code, binding string) (uploader.CallbackResult, error)
@@ -148,10 +149,17 @@ func (h adsHandlers) getConnection(c *gin.Context) {
 // connect answers the single-use begin URL of a new flow; the caller opens it in the user's
 // browser, which is sent on to Google and back to the callback, and only that browser can finish
 // the flow. A connected workspace reconnects (its credential is replaced; by another Google account
-// only after a confirmation).
+// only after a confirmation). A person signed in to the console starts it with their session; the
+// flow then checks their role instead of a key's scope.
 func (h adsHandlers) connect(c *gin.Context) {
 	caller := authn.From(c)
-	start, err := h.Setup.ConnectWithKey(c.Request.Context(), caller.Actor(), caller.Principal.KeyID, caller.Workspace.ID)
+	var start uploader.BrowserStart
+	var err error
+	if caller.User != nil {
+		start, err = h.Setup.ConnectWithSession(c.Request.Context(), caller.Actor(), caller.User.ID, caller.Workspace.ID)
+	} else {
+		start, err = h.Setup.ConnectWithKey(c.Request.Context(), caller.Actor(), caller.Principal.KeyID, caller.Workspace.ID)
+	}
 	if err != nil {
 		h.fail(c, err)
 		return

@@ -2,6 +2,7 @@ package adminapi
 
 import (
 	"html/template"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 )
@@ -10,8 +11,10 @@ import (
 // a replacement by another Google account.
 type callbackPage struct {
 	Title, Message, Next string
-	Connected            bool
-	Replacement          *replacementForm
+	// Console is the console's Ads screen on this service: the browser went there from it.
+	Console     string
+	Connected   bool
+	Replacement *replacementForm
 }
 
 // replacementForm names the live and the new Google account and posts the decision with the held
@@ -28,7 +31,7 @@ var callbackTemplate = template.Must(template.New("callback").Parse(`<!doctype h
 <form method="post" action="{{.Action}}"><input type="hidden" name="pending" value="{{.ID}}"><input type="hidden" name="csrfToken" value="{{.CSRF}}">
 <button type="submit" name="decision" value="replace">Replace with {{.New}}</button>
 <button type="submit" name="decision" value="keep">Keep {{.Current}}</button></form>
-{{else}}<p>{{.Message}}</p>{{if .Next}}<p>{{.Next}}</p>{{end}}<p>You can close this window.</p>{{end}}</body></html>
+{{else}}<p>{{.Message}}</p>{{if .Next}}<p>{{.Next}}</p>{{end}}{{if .Console}}<p><a href="{{.Console}}">Back to the console</a></p>{{end}}<p>You can close this window.</p>{{end}}</body></html>
 `))
 
 // respondCallback writes JSON to a client that asks for it, the page otherwise.
@@ -41,6 +44,11 @@ func (h adsHandlers) respondCallback(c *gin.Context, status int, body gin.H, pag
 	// The confirmation form posts to this service only; nothing else may load or run.
 	c.Header("Content-Security-Policy", "default-src 'none'; form-action 'self'; frame-ancestors 'none'")
 	c.Status(status)
+	// The console started most flows (its Connect button): a link back to its Ads screen, on the
+	// host the flow runs on (the service's base URL, which serves the console too), under the same
+	// path prefix as the flow.
+	_, cookiePath := h.Setup.FlowLocation()
+	page.Console = strings.TrimSuffix(cookiePath, "api/admin/ads/oauth/") + "#/ads"
 	if err := callbackTemplate.Execute(c.Writer, page); err != nil {
 		h.Log.Warn("write ads OAuth page", "err", err)
 	}

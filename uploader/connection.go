@@ -172,7 +172,7 @@ func (s *Setup) finish(ctx context.Context, p pendingConnect, code string) (Call
 		return CallbackResult{}, fmt.Errorf("%w: Google returned no authorization code (consent denied?): start the connection again", ErrInvalid)
 	}
 	// Before the exchange: a flow whose key was revoked meanwhile must not obtain a grant at all.
-	if err := s.revalidate(ctx, p.Origin, p.KeyID, p.WorkspaceID); err != nil {
+	if err := s.revalidate(ctx, p.Origin, p.KeyID, p.UserID, p.WorkspaceID); err != nil {
 		return CallbackResult{}, err
 	}
 	grant, err := s.oauth.Exchange(ctx, code, p.Verifier)

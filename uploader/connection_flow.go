@@ -45,17 +45,22 @@ type BrowserStart struct {
 // keyID (its ID only is kept). It returns the single-use begin URL on this service: the browser
 // that opens it first is the one that may finish the connection.
 func (s *Setup) ConnectWithKey(ctx context.Context, actor, keyID, workspaceID string) (BrowserStart, error) {
-	if !s.Configured() {
-		return BrowserStart{}, fmt.Errorf("%w: set --ads-oauth-client-id and --ads-oauth-client-secret", ErrNotConfigured)
-	}
 	if keyID == "" {
 		return BrowserStart{}, errors.New("ads connect: the starting key's ID is required")
 	}
-	if _, err := s.store.Workspace(ctx, workspaceID); err != nil {
+	return s.connectBrowser(ctx, pendingConnect{WorkspaceID: workspaceID, Actor: actor, Origin: originAPI, KeyID: keyID})
+}
+
+// connectBrowser starts a browser's flow for the starter p names (a key or a signed-in person).
+func (s *Setup) connectBrowser(ctx context.Context, p pendingConnect) (BrowserStart, error) {
+	if !s.Configured() {
+		return BrowserStart{}, fmt.Errorf("%w: set --ads-oauth-client-id and --ads-oauth-client-secret", ErrNotConfigured)
+	}
+	if _, err := s.store.Workspace(ctx, p.WorkspaceID); err != nil {
 		return BrowserStart{}, err
 	}
-	state, err := s.states.put(ctx, pendingConnect{WorkspaceID: workspaceID, Actor: actor, Origin: originAPI, KeyID: keyID,
-		Verifier: google.NewVerifier()})
+	p.Verifier = google.NewVerifier()
+	state, err := s.states.put(ctx, p)
 	if err != nil {
 		return BrowserStart{}, err
 	}
@@ -113,7 +118,7 @@ func (s *Setup) Begin(ctx context.Context, beginToken string) (Begun, error) {
 	if !ok || p.Origin != originAPI || p.BindingHash != "" {
 		return Begun{}, gone
 	}
-	if err := s.revalidate(ctx, p.Origin, p.KeyID, p.WorkspaceID); err != nil {
+	if err := s.revalidate(ctx, p.Origin, p.KeyID, p.UserID, p.WorkspaceID); err != nil {
 		return Begun{}, err
 	}
 	nonce, err := randomToken()
@@ -191,10 +196,13 @@ func (s *Setup) takeState(ctx context.Context, state string, check func(pendingC
 // may still connect the workspace: for the admin API, the key still authenticates (not revoked),
 // still belongs to the workspace with the admin scope, and the workspace's subscription is still
 // active; for the operator, the workspace still exists.
-func (s *Setup) revalidate(ctx context.Context, origin, keyID, workspaceID string) error {
+func (s *Setup) revalidate(ctx context.Context, origin, keyID, userID, workspaceID string) error {
 	if origin != originAPI {
 		_, err := s.store.Workspace(ctx, workspaceID)
 		return err
+	}
+	if userID != "" {
+		return s.revalidateUser(ctx, userID, workspaceID)
 	}
 	p, err := s.store.AuthenticateKeyID(ctx, keyID)
 	switch {

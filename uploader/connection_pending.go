@@ -41,6 +41,7 @@ type heldGrant struct {
 	Actor       string         `json:"actor"`
 	Origin      string         `json:"origin"`
 	KeyID       string         `json:"keyId,omitempty"`
+	UserID      string         `json:"userId,omitempty"`
 	Sealed      string         `json:"sealed"`
 	Scopes      []string       `json:"scopes"`
 	Account     google.Account `json:"account"`
@@ -126,7 +127,7 @@ func (s *Setup) hold(ctx context.Context, p pendingConnect, grant google.Grant, 
 		return nil, fmt.Errorf("seal the held grant: %w", err)
 	}
 	current := google.Account{ID: cur.GoogleAccountID, Email: cur.GoogleAccountEmail}
-	g := heldGrant{WorkspaceID: p.WorkspaceID, Actor: p.Actor, Origin: p.Origin, KeyID: p.KeyID, Sealed: sealed, Scopes: grant.Scopes,
+	g := heldGrant{WorkspaceID: p.WorkspaceID, Actor: p.Actor, Origin: p.Origin, KeyID: p.KeyID, UserID: p.UserID, Sealed: sealed, Scopes: grant.Scopes,
 		Account: grant.Account, CurrentConnectionID: cur.ConnectionID, CurrentAccount: current, BindingHash: p.BindingHash,
 		CSRFHash: digest(csrf), ExpiresAt: time.Now().Add(s.held.ttl).UTC().Truncate(time.Second)}
 	if err := s.held.put(ctx, id, g); err != nil {
@@ -197,7 +198,7 @@ func (s *Setup) settle(ctx context.Context, id string, replace bool, check func(
 			TargetType: "ad_connection", TargetID: g.CurrentConnectionID, Details: map[string]string{"googleAccountId": g.Account.ID,
 				"googleAccountEmail": g.Account.Email}})
 	}
-	if err := s.revalidate(ctx, g.Origin, g.KeyID, g.WorkspaceID); err != nil {
+	if err := s.revalidate(ctx, g.Origin, g.KeyID, g.UserID, g.WorkspaceID); err != nil {
 		return controlplane.AdConnection{}, err
 	}
 	unlock, err := s.lock(ctx, g.WorkspaceID)

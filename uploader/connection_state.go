@@ -34,6 +34,9 @@ type pendingConnect struct {
 	// KeyID is the workspace key that started the connection through the admin API (never the key
 	// itself): the callback checks it is still valid and admin-scoped.
 	KeyID string `json:"keyId,omitempty"`
+	// UserID is the person who started it from the console with their session (no key): the
+	// callback checks they are still an owner or admin of the workspace.
+	UserID string `json:"userId,omitempty"`
 	// Verifier is the PKCE code verifier; only its S256 challenge went to Google.
 	Verifier string `json:"verifier"`
 	// BindingHash is the SHA-256 of the nonce the begin URL set as a cookie in the browser that
