@@ -4,9 +4,10 @@ import { lastDays, presets, validRange } from '../range';
 import { filterParams, type Filters } from '../filters';
 import { navigate } from '../router';
 
-type Props = { path: string; filters: Filters; apps: string[]; extra?: Record<string, string | undefined> };
+// noApp: the screen's API takes no app (the tracking screens filter by source instead).
+type Props = { path: string; filters: Filters; apps: string[]; extra?: Record<string, string | undefined>; noApp?: boolean };
 
-export function FilterBar({ path, filters, apps, extra }: Props) {
+export function FilterBar({ path, filters, apps, extra, noApp }: Props) {
   const [from, setFrom] = useState(filters.from);
   const [to, setTo] = useState(filters.to);
   const [problem, setProblem] = useState<string | null>(null);
@@ -34,12 +35,12 @@ export function FilterBar({ path, filters, apps, extra }: Props) {
       <label>From <input type="date" name="from" value={from} onInput={(e) => setFrom(e.currentTarget.value)} required /></label>
       <label>To <input type="date" name="to" value={to} onInput={(e) => setTo(e.currentTarget.value)} required /></label>
       <button type="submit">Apply</button>
-      <label>App{' '}
+      {!noApp && <label>App{' '}
         <select name="app" value={filters.appId || ''} onChange={(e) => go({ ...filters, appId: e.currentTarget.value || undefined })}>
           <option value="">All apps</option>
           {apps.map((a) => <option key={a} value={a}>{a}</option>)}
         </select>
-      </label>
+      </label>}
       {problem && <p role="alert" class="error">{problem}</p>}
     </form>
   );
