@@ -39,7 +39,7 @@ type Store interface {
 	CreateAPIKey(ctx context.Context, actor, slug, name, scope string) (string, controlplane.APIKey, error)
 	APIKeys(ctx context.Context, workspaceID string) ([]controlplane.APIKey, error)
 	RevokeAPIKey(ctx context.Context, actor, keyID string) (controlplane.APIKey, error)
-	AuditLog(ctx context.Context, workspaceID string, limit int) ([]controlplane.AuditEntry, error)
+	AuditPage(ctx context.Context, workspaceID string, q controlplane.AuditQuery) ([]controlplane.AuditEntry, string, error)
 }
 
 var _ Store = (*controlplane.Store)(nil)

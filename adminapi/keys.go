@@ -70,20 +70,3 @@ func (a *API) revokeKey(c *gin.Context) {
 	}
 	c.JSON(http.StatusOK, gin.H{"key": k})
 }
-
-func (a *API) audit(c *gin.Context) {
-	limit, err := limitParam(c, 50, 500)
-	if err != nil {
-		a.fail(c, err)
-		return
-	}
-	log, err := a.Store.AuditLog(c.Request.Context(), authn.From(c).Workspace.ID, limit)
-	if err != nil {
-		a.fail(c, err)
-		return
-	}
-	if log == nil {
-		log = []controlplane.AuditEntry{}
-	}
-	c.JSON(http.StatusOK, gin.H{"entries": log})
-}

@@ -92,10 +92,22 @@ func (s *Store) RevokeAPIKey(ctx context.Context, actor, keyID string) (APIKey, 
 		TargetID: k.ID, Details: map[string]string{"name": k.Name}})
 }
 
-// APIKeys lists a workspace's keys, revoked ones included.
+// APIKeys lists a workspace's keys, revoked ones included, with when each was last used.
 func (s *Store) APIKeys(ctx context.Context, workspaceID string) ([]APIKey, error) {
 	keys, _, err := s.queryKeys(ctx, selectAPIKeysByWorkspace, workspaceID)
-	return keys, err
+	if err != nil {
+		return nil, err
+	}
+	used, err := s.keysLastUsed(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("key last use: %w", err)
+	}
+	for i := range keys {
+		if t, ok := used[keys[i].ID]; ok {
+			keys[i].LastUsedAt = &t
+		}
+	}
+	return keys, nil
 }
 
 func (s *Store) apiKeyByID(ctx context.Context, id string) (APIKey, string, error) {
@@ -143,6 +155,7 @@ func (s *Store) AuthenticateAPIKey(ctx context.Context, key string) (Principal, 
 	if ck.Revoked || subtle.ConstantTimeCompare([]byte(ck.Hash), []byte(hash)) != 1 {
 		return Principal{}, ErrInvalidKey
 	}
+	s.noteKeyUse(ctx, ck.KeyID)
 	return Principal{WorkspaceID: ck.WorkspaceID, KeyID: ck.KeyID, Scope: ck.Scope}, nil
 }
 

@@ -28,8 +28,15 @@ min(created_at), argMax(revoked_at, version), argMax(key_hash, version), toStrin
 	selectAPIKeyByID         = selectAPIKeyColumns + `WHERE key_id = ? GROUP BY key_id`
 
 	insertAudit = `INSERT INTO audit_log (at, at_ms, audit_id, workspace_id, actor, action, target_type, target_id, details)`
-	selectAudit = `SELECT at, workspace_id, actor, action, target_type, target_id, details FROM audit_log
-WHERE workspace_id = ? ORDER BY at DESC, at_ms DESC LIMIT ?`
+	// selectAudit pages a workspace's entries newest first. Each filter is off when its argument is
+	// empty; the time range is Unix seconds [from, to); the cursor is the last entry read,
+	// (milliseconds since 1970, audit ID), and the order ends on the audit ID so that entries of one
+	// millisecond page stably. Numbers travel as text, read with the OrZero conversions.
+	selectAudit = `SELECT at, at_ms, audit_id, workspace_id, actor, action, target_type, target_id, details FROM audit_log
+WHERE workspace_id = ? AND (? = '' OR startsWith(action, ?)) AND (? = '' OR actor = ?)
+AND at >= toDateTime(toUInt32OrZero(?), 'UTC') AND at < toDateTime(toUInt32OrZero(?), 'UTC')
+AND (toUInt64(toUnixTimestamp(at)) * 1000 + at_ms, audit_id) < (toUInt64OrZero(?), ?)
+ORDER BY at DESC, at_ms DESC, audit_id DESC LIMIT ?`
 )
 
 // Tracking sources. Lookups take the latest version per source, so a rotated key no longer matches.

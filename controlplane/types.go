@@ -85,6 +85,8 @@ type APIKey struct {
 	CreatedBy   string     `json:"createdBy"`
 	CreatedAt   time.Time  `json:"createdAt"`
 	RevokedAt   *time.Time `json:"revokedAt,omitempty"`
+	// LastUsedAt is the key's last successful check, to the minute (keys_used.go); nil when never used.
+	LastUsedAt *time.Time `json:"lastUsedAt"`
 }
 
 // Principal is who a valid key authenticates. SourceID is set when the key is a tracking source's

@@ -626,6 +626,8 @@ func (e contractEnv) adminCalls() []call {
 		{name: "revoke unknown key", method: "POST", path: "/api/admin/keys/nope/revoke", key: e.admin, want: 404},
 		{name: "keys after revoke", method: "GET", path: "/api/admin/keys", key: e.admin, want: 200},
 		{name: "audit", method: "GET", path: "/api/admin/audit?limit=20", key: e.admin, want: 200},
+		{name: "audit filtered, one page", method: "GET", path: "/api/admin/audit?limit=1&action=api_key&from=2026-01-01", key: e.admin, want: 200},
+		{name: "audit bad cursor", method: "GET", path: "/api/admin/audit?cursor=nope", key: e.admin, want: 400},
 		{name: "audit bad limit", method: "GET", path: "/api/admin/audit?limit=0", key: e.admin, want: 400, invalidRequest: true},
 
 		{name: "exclusions", method: "GET", path: "/api/admin/customer-exclusions", key: e.admin, want: 200},

@@ -517,7 +517,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Audit log, newest first */
+        /** Audit log, newest first, filtered and paged */
         get: operations["listAudit"];
         put?: never;
         post?: never;
@@ -2179,6 +2179,12 @@ export interface components {
             createdBy: string;
             createdAt: components["schemas"]["Timestamp"];
             revokedAt?: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When the key last passed a check (REST, MCP or ingestion), to the minute: each instance
+             *     records a key's use at most once a minute. Null when it has not been used.
+             */
+            lastUsedAt: string | null;
         };
         AnalystAccess: {
             workspaceId: string;
@@ -4089,6 +4095,16 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description An action, or its beginning (`api_key` selects `api_key.create` and `api_key.revoke`). */
+                action?: string;
+                /** @description One actor exactly, as entries name it (`user:<id>`, `key:<id>`). */
+                actor?: string;
+                /** @description The first date (UTC, included). */
+                from?: string;
+                /** @description The last date (UTC, included). */
+                to?: string;
+                /** @description The previous page's `nextCursor`, unchanged (same filters). */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -4105,6 +4121,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         entries: components["schemas"]["AuditEntry"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page. */
+                        nextCursor: string | null;
                     };
                 };
             };
