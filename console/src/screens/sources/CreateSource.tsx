@@ -42,7 +42,7 @@ export function CreateSource() {
   return (
     <form onSubmit={submit} aria-labelledby="create-title" class="create-source" data-testid="create-source">
       <h2 id="create-title">Create a tracking source</h2>
-      <label>App <select value={app} onChange={(e) => setAppId(e.currentTarget.value)} aria-describedby={described('appId')}>
+      <label>App of the source <select value={app} onChange={(e) => setAppId(e.currentTarget.value)} aria-describedby={described('appId')}>
         {(apps.data || []).map((a) => <option key={a} value={a}>{a}</option>)}</select></label>
       {apps.error && <span class="error" role="alert">Could not list the apps: {apps.error.message}</span>}
       {err('appId')}

@@ -51,7 +51,7 @@ describe('Sources: create', () => {
     as('admin');
     render(<Sources route={route('/sources')} filters={filters} />);
     await screen.findByTestId('sources-empty');
-    const app = await screen.findByLabelText('App') as HTMLSelectElement;
+    const app = await screen.findByLabelText('App of the source') as HTMLSelectElement;
     await waitFor(() => expect(app.options.length).toBe(2));
     fireEvent.change(app, { target: { value: 'demo-reviews' } });
     const origins = screen.getByLabelText(/Allowed origins/);
