@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
@@ -29,7 +28,20 @@ type RejectedEvent struct {
 	Message string        `json:"message"`
 }
 
-var nameRe = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,64}$`)
+// validName is `^[A-Za-z0-9_.:-]{1,64}$` (nameRe in the tests), by a loop: the regular expressions of
+// the IDs and the name took a fifth of a browser batch's decoding (BenchmarkDecodeBrowserBatch).
+func validName(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == ':' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 const (
 	maxURLLen        = 2048
@@ -52,13 +64,13 @@ func decodeBrowserEvent(raw json.RawMessage, now time.Time, maxSkew time.Duratio
 		return schemas.BrowserEvent{}, fmt.Errorf("event is not a JSON object")
 	}
 	switch {
-	case !idRe.MatchString(in.EventID):
+	case !validID(in.EventID):
 		return schemas.BrowserEvent{}, fmt.Errorf("eventId must be 1-128 printable characters")
-	case !nameRe.MatchString(in.Name):
+	case !validName(in.Name):
 		return schemas.BrowserEvent{}, fmt.Errorf("name must be 1-64 characters of letters, digits, _ . : -")
-	case !idRe.MatchString(in.AcquisitionID):
+	case !validID(in.AcquisitionID):
 		return schemas.BrowserEvent{}, fmt.Errorf("acquisitionId must be 1-128 printable characters")
-	case in.SessionID != "" && !idRe.MatchString(in.SessionID):
+	case in.SessionID != "" && !validID(in.SessionID):
 		return schemas.BrowserEvent{}, fmt.Errorf("sessionId must be 1-128 printable characters")
 	}
 	at, err := parseTime(in.OccurredAt)

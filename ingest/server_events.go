@@ -25,11 +25,23 @@ type ServerEventResponse struct {
 }
 
 var (
-	idRe       = regexp.MustCompile(`^[\x21-\x7e]{1,128}$`)
 	currencyRe = regexp.MustCompile(`^[A-Z]{3}$`)
 	domainRe   = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$`)
 	integerRe  = regexp.MustCompile(`^-?[0-9]+$`)
 )
+
+// validID is `^[\x21-\x7e]{1,128}$` (idRe in the tests), by a loop: 1-128 printable ASCII characters.
+func validID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
 
 // commissionable events carry money (docs/TRACKING.md, section 4: amountCents and currency for paid
 // and refunded).
@@ -50,10 +62,10 @@ func decodeServerEvent(body []byte, now time.Time, maxSkew time.Duration) (schem
 	if req.PublicKey == "" {
 		return req, ev, invalidField("publicKey is required (the tracking source's tracker_pk_ key)")
 	}
-	if !idRe.MatchString(req.EventID) {
+	if !validID(req.EventID) {
 		return req, ev, invalidField("eventId is required: 1-128 printable characters, stable per event and reused on retry")
 	}
-	if req.AcquisitionID != "" && !idRe.MatchString(req.AcquisitionID) {
+	if req.AcquisitionID != "" && !validID(req.AcquisitionID) {
 		return req, ev, invalidField("acquisitionId must be 1-128 printable characters (the value of window.tracker.getAcquisitionId())")
 	}
 	if !slices.Contains(schemas.ServerEventNames, req.Name) {
