@@ -37,14 +37,21 @@ func originMessage(n int64, distinct int) string {
 	if n == 0 {
 		return "No browser request with this source's key was refused for its origin in the last 7 days."
 	}
-	return fmt.Sprintf("%d browser requests from %d origins the source does not allow in the last 7 days (refusals.origins): the "+
-		"page's origin must match an allowed origin exactly (scheme, host and port).", n, distinct)
+	return fmt.Sprintf("%s from %s the source does not allow in the last 7 days (refusals.origins): the page's origin must "+
+		"match an allowed origin exactly (scheme, host and port).", plural(n, "browser request"), plural(int64(distinct), "origin"))
 }
 
 func keysMessage(n int64) string {
 	if n == 0 {
 		return "No request was refused in the last 7 days for a rotated key, a private key that does not match or a disabled source."
 	}
-	return fmt.Sprintf("%d requests refused in the last 7 days (refusals.keys): a key was rotated (update data-key and the "+
-		"server's publicKey or private key) or the source is disabled.", n)
+	return fmt.Sprintf("%s refused in the last 7 days (refusals.keys): a key was rotated (update data-key and the "+
+		"server's publicKey or private key) or the source is disabled.", plural(n, "request"))
+}
+
+func plural(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

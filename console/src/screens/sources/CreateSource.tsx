@@ -51,7 +51,7 @@ export function CreateSource() {
       <label>Allowed origins (one per line)
         <textarea rows={3} value={origins} onInput={(e) => setOrigins(e.currentTarget.value)} required
           placeholder={'https://app.example.com\nhttp://localhost:3000'} aria-describedby={`origins-rule${described('allowedOrigins') ? ' create-allowedOrigins-error' : ''}`} /></label>
-      <span id="origins-rule" class="note">Exact origins: scheme, host and port, no path. HTTPS, or plain HTTP for localhost and 127.0.0.1 only.
+      <span id="origins-rule" class="note">Exact origins: scheme, host and port, no path. HTTPS, or plain HTTP for localhost and 127.0.0.1 only.{' '}
         <code>https://app.example.com</code> and <code>https://www.app.example.com</code> are two origins.</span>
       {err('allowedOrigins')}
       {err('')}
