@@ -54,7 +54,6 @@ test('Tracking: recent events with their badges, filtered by event name and acqu
   const installs = await api('/api/v1/tracking/events', { ...range, limit: 50, name: 'install' });
   assert.ok(installs.events.length > 0 && installs.events.every((e) => e.name === 'install' && e.evidence === 'Server'), 'the demo has verified installs');
   await waitEvents(page, installs.events);
-  await screenshot(page, 'tracking');
 
   // By acquisition: the browser of an install that came with browser history.
   const install = installs.events.find((e) => e.acquisitionId && e.firstTouch) ?? installs.events.find((e) => e.acquisitionId);
@@ -65,6 +64,8 @@ test('Tracking: recent events with their badges, filtered by event name and acqu
   await page.waitForFunction((a) => location.hash.includes('acq=' + a) && !location.hash.includes('name='), install.acquisitionId);
   const ofAcq = await api('/api/v1/tracking/events', { ...range, limit: 50, acquisitionId: install.acquisitionId });
   await waitEvents(page, ofAcq.events);
+  assert.ok(ofAcq.events.some((e) => e.evidence === 'Browser') || !install.firstTouch, 'a tracked browser\'s page views are listed');
+  await screenshot(page, 'tracking');
 
   // Its journey.
   await page.getByRole('link', { name: `Journey of acquisition ${install.acquisitionId}` }).first().click();

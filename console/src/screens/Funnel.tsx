@@ -52,7 +52,7 @@ export function Funnel({ route, filters }: { route: Route; filters: Filters }) {
       {f && f.groups.length === 0 && <NothingYet what="browser first seen" sources={sources} />}
       {f && f.groups.length > 0 && <>
         <p data-testid="funnel-summary">{formatCount(sumGroups(f.groups).steps[0]?.acquisitions ?? 0)} browsers first seen, in {formatCount(f.groups.length)} group(s) by {label?.[1] ?? groupBy}.</p>
-        <FunnelTable group={sumGroups(f.groups)} caption="Every group together" testId="funnel-total" />
+        {f.groups.length > 1 && <FunnelTable group={sumGroups(f.groups)} caption="Every group together" testId="funnel-total" />}
         {f.groups.map((g) => <FunnelTable key={g.key} group={g} caption={`${label?.[1] ?? groupBy}: ${name(g.key)}`} testId="funnel-group" />)}
       </>}
     </main>
