@@ -86,7 +86,7 @@ function StatusBody({ st, at }: { st: Status; at: string }) {
             : <ul>{ref.keys.map((k) => <li key={k.reason}>{keyReasons[k.reason] || k.reason}: {formatCount(k.count)}, last {formatTimestamp(k.lastAt)}</li>)}</ul>}</dd>
       </dl>
       <h3 id="checklist-title">Verify, in this order</h3>
-      <ol class="checklist" aria-labelledby="checklist-title" data-testid="checklist">
+      <ol class="source-checklist" aria-labelledby="checklist-title" data-testid="checklist">
         {steps.map((s) => (
           <li key={s.id} data-step={s.id} data-done={String(s.done)}>
             <span aria-hidden="true">{s.done ? '✓' : '○'}</span> <strong>{s.title}</strong>: {s.done ? 'done' : 'not yet'}
