@@ -42,7 +42,20 @@ func (a *app) sourceCommands() *cobra.Command {
 		})
 	rotatePK := a.sourceAction("rotate-public-key", "Replace the public key; the old one stops working at once",
 		func(ctx context.Context, s *controlplane.Store, ws, id string) (any, error) {
-			return s.RotatePublicKey(ctx, adminActor, ws, id)
+			old, err := s.SourceByID(ctx, ws, id)
+			if err != nil {
+				return nil, err
+			}
+			src, err := s.RotatePublicKey(ctx, adminActor, ws, id)
+			if err != nil {
+				return nil, err
+			}
+			// As the admin API does: pages still sending the old key show on the source's status. The
+			// rotation stands either way, so a failure here is only reported.
+			if err := s.RetirePublicKey(ctx, old.PublicKey, id); err != nil {
+				a.log.Warn("rotated public key not remembered; its refusals will not show on the source's status", "err", err)
+			}
+			return src, nil
 		})
 	rotateSK := a.sourceAction("rotate-private-key", "Replace the private key (printed once); the old one stops working at once",
 		func(ctx context.Context, s *controlplane.Store, ws, id string) (any, error) {
