@@ -156,3 +156,41 @@ test('Tracking and Funnel as a member of a workspace without tracking: the same 
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+// Measured, not asserted: from a fresh navigation to the first row of the events list, the journey
+// and the funnel, and what each API call of them took (median of 5 calls by the key, after one).
+test('Tracking and Funnel: time to visible data after navigation (measured, not asserted)', async () => {
+  const { context, page } = await newPage(browser);
+  await signIn(page, '#/account');
+  const install = (await api('/api/v1/tracking/events', { ...range, limit: 1, name: 'install' })).events[0];
+  const screens = [
+    ['tracking', `#/tracking?${frag(range)}`, '[data-testid="tracking-events"] tbody tr'],
+    ['journey', `#/tracking/acquisitions/${encodeURIComponent(install.acquisitionId)}`, '[data-testid="journey-events"] tbody tr'],
+    ['funnel', `#/funnel?${frag({ ...range, groupBy: 'utm_campaign' })}`, '[data-testid="funnel-group"] tbody tr'],
+  ];
+  const out = [];
+  for (const [name, hash, row] of screens) {
+    await page.goto('about:blank');
+    await page.goto(`${env.url}/${hash}`);
+    await page.locator(row).first().waitFor();
+    out.push(`${name}_visible_ms=${await page.evaluate(() => Math.round(performance.now()))}`);
+  }
+  const median = async (path, params) => {
+    await api(path, params);
+    const ms = [];
+    for (let i = 0; i < 5; i++) {
+      const t = performance.now();
+      await api(path, params);
+      ms.push(performance.now() - t);
+    }
+    return Math.round(ms.sort((a, b) => a - b)[2]);
+  };
+  const first = await api('/api/v1/tracking/events', { ...range, limit: 50 });
+  out.push(`events_page1_api_ms=${await median('/api/v1/tracking/events', { ...range, limit: 50 })}`);
+  if (first.nextCursor) out.push(`events_page2_api_ms=${await median('/api/v1/tracking/events', { ...range, limit: 50, cursor: first.nextCursor })}`);
+  out.push(`events_by_name_api_ms=${await median('/api/v1/tracking/events', { ...range, limit: 50, name: 'paid' })}`);
+  out.push(`journey_api_ms=${await median(`/api/v1/tracking/acquisitions/${encodeURIComponent(install.acquisitionId)}`, {})}`);
+  out.push(`funnel_api_ms=${await median('/api/v1/tracking/funnel', { ...range, groupBy: 'utm_campaign' })}`);
+  console.log(`CONSOLE ${out.join(' ')}`);
+  await context.close();
+});
