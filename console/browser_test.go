@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/revtrack/revtrack/cmd/revtrack/cli"
 	"github.com/revtrack/revtrack/cmd/revtrack/runapp"
 	"github.com/revtrack/revtrack/devtools/devcli"
+	"github.com/revtrack/revtrack/devtools/googlefake"
 	"github.com/revtrack/revtrack/devtools/partnerfake"
 	"github.com/revtrack/revtrack/internal/testenv"
 	"github.com/revtrack/revtrack/internal/testenv/pipeline"
@@ -51,7 +53,11 @@ func TestConsoleInChromium(t *testing.T) {
 	fake := httptest.NewServer(partnerfake.NewServer(partnerfake.Generate(partnerfake.DemoConfig(time.Now())), cfg))
 	t.Cleanup(fake.Close)
 	kc := testenv.KafkaConfig(t)
-	app := runapp.Start(t, kc, db.CH, db.RedisC, "--log-level", "warn", "--platform-sync-interval", "0", "--partner-api-base-url", fake.URL)
+	// The Ads screen connects to the local Google fake (as deploy/local/run does), and the uploader
+	// sends due rows every second so a queue row turns validated or accepted while the test watches.
+	google, googleFlags := startGoogleFake(t)
+	app := runapp.Start(t, kc, db.CH, db.RedisC, append([]string{"--log-level", "warn", "--platform-sync-interval", "0", "--partner-api-base-url", fake.URL},
+		googleFlags...)...)
 
 	var out, logs bytes.Buffer
 	if code := devcli.Execute(context.Background(), []string{"seed-demo", "--clickhouse-addr", db.CH.Addr,
@@ -108,7 +114,8 @@ func TestConsoleInChromium(t *testing.T) {
 	admin("workspace", "create", "second", "--name", "Second Apps Ltd.", "--apps", "demo-reviews")
 	admin("member", "put", "second", email, "member")
 	secondKey := admin("key", "create", "second", "--name", "console browser test")["key"].(string)
-	env := append(os.Environ(), "CONSOLE_SECOND_KEY="+secondKey, "CONSOLE_URL="+app.URL(), "CONSOLE_API_KEY="+key[1], "CONSOLE_EMAIL="+email, "CONSOLE_PASSWORD="+password,
+	env := append(os.Environ(), "CONSOLE_GOOGLE_FAKE="+google, "CONSOLE_TRACKER_PK="+pk[1], "CONSOLE_TRACKER_SK="+sk[1],
+		"CONSOLE_SECOND_KEY="+secondKey, "CONSOLE_URL="+app.URL(), "CONSOLE_API_KEY="+key[1], "CONSOLE_EMAIL="+email, "CONSOLE_PASSWORD="+password,
 		"CONSOLE_INVITE_LINK="+invite, "CONSOLE_RESET_LINK="+reset, "CONSOLE_RESET_EMAIL=reset@demo.example")
 	// CONSOLE_BROWSER_TESTS narrows the run to some files (e.g. "browsertest/ads.test.mjs") while
 	// working on one screen; make test runs them all.
@@ -124,6 +131,24 @@ func TestConsoleInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("browser tests failed: %v\nrevtrack logs:\n%s", err, app.Logs.String())
 	}
+}
+
+// startGoogleFake serves devtools/googlefake with one test control, POST /test/fail-revocation?status=N
+// (0 restores it), so the browser test can make Google's revocation fail; it returns the fake's URL
+// and the flags pointing `revtrack all` at it.
+func startGoogleFake(t *testing.T) (string, []string) {
+	cfg := googlefake.DefaultConfig()
+	g := googlefake.New(cfg)
+	mux := http.NewServeMux()
+	mux.Handle("/", g)
+	mux.HandleFunc("POST /test/fail-revocation", func(w http.ResponseWriter, r *http.Request) {
+		status, _ := strconv.Atoi(r.URL.Query().Get("status"))
+		g.FailRevocation(status)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL, []string{"--ads-google-base-url", srv.URL, "--ads-oauth-client-id", cfg.ClientID,
+		"--ads-oauth-client-secret", cfg.ClientSecret, "--ads-dispatch-interval", "1s"}
 }
 
 // adminCLI runs `revtrack admin <args>` against the test's stores, with the app's base URL (the
