@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/revtrack/revtrack/query/budget"
 )
 
@@ -78,21 +80,41 @@ func (s *Store) Journey(ctx context.Context, sc Scope, acquisitionID, sourceID s
 		if u, err := url.Parse(ft.LandingURL); err == nil {
 			j.LandingPath = u.Path
 		}
-		if j.Sessions, err = s.journeySessions(ctx, sc, j.SourceID, acquisitionID); err != nil {
-			return j, err
-		}
 	}
-	if err := s.journeyEvents(ctx, sc, &j); err != nil {
+	// Once the source is known the other reads are independent: they run at once, since a person
+	// waits for the journey (measured: docs/BENCHMARKS.md, "Console").
+	var browser, server []Event
+	from, to := time.Unix(0, 0).UTC(), s.now().Add(24*time.Hour).UTC() // a server's clock may run ahead
+	g, gctx := errgroup.WithContext(ctx)
+	if ft != nil {
+		g.Go(func() (err error) {
+			j.Sessions, err = s.journeySessions(gctx, sc, j.SourceID, acquisitionID)
+			return err
+		})
+		g.Go(func() (err error) {
+			browser, err = s.recentBrowser(gctx, Filter{Scope: sc, SourceID: j.SourceID, AcquisitionID: acquisitionID, Limit: MaxJourneyEvents}, from, to)
+			return err
+		})
+	}
+	g.Go(func() (err error) {
+		server, err = s.recentServer(gctx, Filter{Scope: sc, AcquisitionID: acquisitionID, Limit: MaxJourneyEvents}, from, to)
+		return err
+	})
+	g.Go(func() (err error) {
+		j.Shops, err = s.journeyShops(gctx, sc, acquisitionID, j.SourceID)
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		return j, err
 	}
+	j.mergeEvents(browser, server)
 	if j.FirstTouch == nil && len(j.Events) == 0 {
 		return j, ErrUnknownAcquisition
 	}
 	if j.SourceID == "" && len(j.Events) > 0 {
 		j.SourceID = j.Events[0].AcquisitionSourceID
 	}
-	j.Shops, err = s.journeyShops(ctx, sc, acquisitionID, j.SourceID)
-	return j, err
+	return j, nil
 }
 
 func (s *Store) journeyAcquisition(ctx context.Context, sc Scope, id, sourceID string) (*FirstTouch, string, error) {
@@ -142,23 +164,9 @@ func (s *Store) journeySessions(ctx context.Context, sc Scope, sourceID, id stri
 	return out, rows.Err()
 }
 
-// journeyEvents reads the browser events of the acquisition's source and the server events
-// attributed to the acquisition, over all that is stored, and keeps the newest MaxJourneyEvents in
-// time order.
-func (s *Store) journeyEvents(ctx context.Context, sc Scope, j *Journey) error {
-	from, to := time.Unix(0, 0).UTC(), s.now().Add(24*time.Hour).UTC() // a server's clock may run ahead
-	var browser []Event
-	if j.FirstTouch != nil {
-		var err error
-		browser, err = s.recentBrowser(ctx, Filter{Scope: sc, SourceID: j.SourceID, AcquisitionID: j.AcquisitionID, Limit: MaxJourneyEvents}, from, to)
-		if err != nil {
-			return err
-		}
-	}
-	server, err := s.recentServer(ctx, Filter{Scope: sc, AcquisitionID: j.AcquisitionID, Limit: MaxJourneyEvents}, from, to)
-	if err != nil {
-		return err
-	}
+// mergeEvents keeps the browser events of the acquisition's source and the server events attributed
+// to the acquisition (read over all that is stored), the newest MaxJourneyEvents, in time order.
+func (j *Journey) mergeEvents(browser, server []Event) {
 	events := browser
 	for _, ev := range server {
 		// The same ID captured by another source is another acquisition.
@@ -176,7 +184,6 @@ func (s *Store) journeyEvents(ctx context.Context, sc Scope, j *Journey) error {
 	if events != nil {
 		j.Events = events
 	}
-	return nil
 }
 
 func (s *Store) journeyShops(ctx context.Context, sc Scope, id, sourceID string) ([]JoinedShop, error) {
