@@ -167,6 +167,24 @@ test('Sources: create (refused origin, then a good one), key once, page view tic
   await page.getByRole('button', { name: 'Enable source', exact: true }).click();
   await page.getByTestId('source-state').getByText(/^enabled/).waitFor();
   assert.equal((await collect(allowed, rotated.publicKey)).status, 202);
+
+  // The fix for the refused origin: the allowed origins, validated as at creation (the API's message at the field).
+  const badList = [allowed, `${other}/x`];
+  const r = await fetch(`${env.url}/api/admin/sources/${id}`, { method: 'PATCH', headers: { authorization: `Bearer ${env.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ allowedOrigins: badList }) });
+  assert.equal(r.status, 400);
+  const originsField = page.getByLabel(/Allowed origins of this source/);
+  await originsField.fill(badList.join('\n'));
+  await page.getByRole('button', { name: 'Save allowed origins' }).click();
+  await page.locator('#edit-origins-error').waitFor();
+  assert.equal(await page.locator('#edit-origins-error').textContent(), (await r.json()).message);
+  await originsField.fill(`${allowed}\n${other}`);
+  await page.getByRole('button', { name: 'Save allowed origins' }).click();
+  await page.getByText(/Allowed origins saved/).waitFor();
+  const fixed = (await api(`/api/admin/sources/${id}`)).source;
+  assert.deepEqual([...fixed.allowedOrigins].sort(), [allowed, other].sort());
+  assert.equal(await page.getByTestId('source-origins').textContent(), fixed.allowedOrigins.join(' '));
+  assert.equal((await collect(other, rotated.publicKey)).status, 202, 'the added origin is accepted at once');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
 import { freshKey } from './access';
+import { OriginsForm } from './OriginsForm';
 
 type Source = components['schemas']['Source'];
 type Action = 'rotate-public' | 'rotate-private' | 'disable' | 'enable';
@@ -67,7 +68,7 @@ export function Actions({ source, onChanged }: { source: Source; onChanged: (s: 
   const c = asking && confirmations[asking];
   return (
     <section aria-labelledby="actions-title" data-testid="source-actions">
-      <h2 id="actions-title">Keys and state</h2>
+      <h2 id="actions-title">Keys, state and origins</h2>
       <div class="filters">
         <button type="button" onClick={() => setAsking('rotate-public')}>Rotate public key…</button>
         <button type="button" onClick={() => setAsking('rotate-private')}>Rotate private key…</button>
@@ -80,6 +81,7 @@ export function Actions({ source, onChanged }: { source: Source; onChanged: (s: 
         <button type="button" onClick={() => setAsking(null)}>Cancel</button>
       </div>}
       {note && <p role={note.ok ? 'status' : 'alert'} class={note.ok ? 'ok' : 'error'} data-testid="action-note">{note.text}</p>}
+      <OriginsForm key={source.id} source={source} onChanged={onChanged} />
     </section>
   );
 }

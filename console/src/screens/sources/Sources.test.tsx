@@ -126,6 +126,34 @@ describe('Sources: actions', () => {
   });
 });
 
+describe('Sources: allowed origins', () => {
+  it('replaces the whole list; the API\'s refusal is shown next to the field', async () => {
+    let attempt = 0;
+    stubFetch({
+      'GET /api/admin/sources/src_1': { body: { source: src } },
+      'GET /api/v1/tracking/sources/src_1/status': { body: status() },
+      'PATCH /api/admin/sources/src_1': () => (++attempt === 1
+        ? { status: 400, body: { error: 'invalid_parameter', message: 'invalid parameter: origin "http://www.app.example.com": HTTPS is required (plain HTTP only for localhost and 127.0.0.1)' } }
+        : { body: { source: { ...src, allowedOrigins: ['https://app.example.com', 'https://www.app.example.com'] } } }),
+    });
+    as('admin');
+    render(<Sources route={route('/sources/src_1')} filters={filters} />);
+    const field = await screen.findByLabelText(/Allowed origins of this source/) as HTMLTextAreaElement;
+    expect(field.value).toBe('https://app.example.com');
+    fireEvent.input(field, { target: { value: 'https://app.example.com\nhttp://www.app.example.com' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save allowed origins' }));
+    const refusal = await screen.findByRole('alert');
+    expect(refusal.id).toBe('edit-origins-error');
+    expect(refusal.textContent).toContain('HTTPS is required');
+    expect(field.getAttribute('aria-describedby')).toContain('edit-origins-error');
+    fireEvent.input(field, { target: { value: 'https://app.example.com\nhttps://www.app.example.com' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save allowed origins' }));
+    await screen.findByText(/Allowed origins saved/);
+    expect(await requests.filter((r) => r.method === 'PATCH').at(-1)!.clone().json()).toEqual({ allowedOrigins: ['https://app.example.com', 'https://www.app.example.com'] });
+    expect(screen.getByTestId('source-origins').textContent).toBe('https://app.example.com https://www.app.example.com');
+  });
+});
+
 describe('Sources: status panel and snippets', () => {
   it('with no page view, says what to check; refusals are listed', async () => {
     stubSource(status({ refusals: { since: '2026-11-19T00:00:00Z', origins: [{ origin: 'https://www.app.example.com', count: 3, lastAt: '2026-11-26T09:00:00Z' }],
