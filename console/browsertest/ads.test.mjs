@@ -154,9 +154,11 @@ test('Ads end to end: connect, account, actions, mapping, a gclid visit and veri
   // A visit from an ad click in a second tab, then the publisher's verified install: validated.
   const click1 = `test-click-${randomUUID().slice(0, 8)}`;
   const aid = await visit(click1);
+  let sent = Date.now();
   await install(aid, `ads-${click1}.myshopify.com`);
   await page.getByRole('link', { name: 'Upload queue' }).click();
   const validated = await queueRow(page, click1, 'validated');
+  const validatedMs = Date.now() - sent;
   const v = await apiRow(mapping.mappingId, click1);
   assert.equal(v.status, 'validated');
   assert.equal(v.clickIdType, 'gclid');
@@ -180,9 +182,12 @@ test('Ads end to end: connect, account, actions, mapping, a gclid visit and veri
   await page.getByRole('button', { name: /Turn off \(upload live\)/ }).click();
   await page.getByTestId('ads-mapping-note').getByText(/not replayed/).waitFor();
   assert.equal((await api('/api/admin/ads/mappings')).mappings.find((m) => m.mappingId === mapping.mappingId).validationOnly, false);
+  sent = Date.now();
   await install(aid, `ads-${click1}-2.myshopify.com`);
   await page.getByRole('link', { name: 'Upload queue' }).click();
   const accepted = await queueRow(page, click1, 'accepted');
+  // From the server event's 202 to the row's state on screen (matcher, queue, dispatch, 3 s refresh).
+  console.log(`ADS validated_on_screen_ms=${validatedMs} accepted_on_screen_ms=${Date.now() - sent}`);
   const acc = (await api('/api/admin/ads/queue', { mappingId: mapping.mappingId, status: 'accepted' })).rows.find((r) => r.clickId === click1);
   assert.ok(acc?.requestId, 'the accepted row has a request ID');
   assert.ok((await accepted.locator('td').nth(5).textContent()).includes(acc.requestId));
@@ -204,6 +209,9 @@ test('Ads end to end: connect, account, actions, mapping, a gclid visit and veri
   assert.ok(diagnosis.includes(rj.diagnosis.hint));
   await rejected.getByRole('button', { name: /Retry/ }).click();
   await rejected.getByRole('status').getByText(/Queued again/).waitFor();
+  // Sent again at the next dispatch, and refused again by Google: rejected, its codes on the row.
+  await page.locator(`[data-testid="ads-queue-table"] tr[data-row="${rowId}"][data-status="rejected"]`).waitFor({ timeout: ROW_WAIT });
+  assert.equal((await apiRow(mapping.mappingId, bad)).status, 'rejected');
   await screenshot(page, 'ads-queue');
   await noSerious(page, 'ads queue');
 

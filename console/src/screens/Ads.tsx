@@ -31,6 +31,12 @@ export function Ads({ route }: { route: Route; filters: Filters }) {
   const sources = usePolled(workspace.value, async () => unwrap(await api.GET('/api/admin/sources')).sources
     .map((s): Source => ({ id: s.id, name: s.name, appId: s.appId, enabled: s.enabled })));
   const reload = () => { conn.reload(); actions.reload(); mappings.reload(); };
+  // Who connected, by name: a member (user:<id>) or a key (key:<id>).
+  const members = usePolled(workspace.value, async () => unwrap(await api.GET('/api/admin/members')).members);
+  const actorName = (actor: string) => {
+    const m = actor.startsWith('user:') ? members.data?.find((x) => x.userId === actor.slice(5)) : undefined;
+    return m ? `${m.name || m.email} (${m.email})` : actor.startsWith('key:') ? `the API key ${actor.slice(4)}` : actor;
+  };
   const sourceName = (id: string) => sources.data?.find((s) => s.id === id)?.name ?? id;
   const error = conn.error || mappings.error || sources.error;
 
@@ -49,7 +55,7 @@ export function Ads({ route }: { route: Route; filters: Filters }) {
       {actions.error && <ErrorBox error={actions.error} />}
       {conn.data && mappings.data && sources.data && <>
         {view === '/ads' && <>
-          <Connection view={conn.data} actions={actions.data} mayAct={mayAct} onChange={reload} />
+          <Connection view={conn.data} actions={actions.data} mayAct={mayAct} onChange={reload} actorName={actorName} />
           <Checklist sourceName={sourceName} />
         </>}
         {view === '/ads/mappings' && <Mappings mappings={mappings.data} sources={sources.data} actions={actions.data} view={conn.data}

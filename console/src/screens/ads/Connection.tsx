@@ -10,8 +10,8 @@ import { describedBy, FieldError, fieldOf, type Refusal, type Schemas } from './
 type View = Schemas['AdsConnectionView'];
 type Action = Schemas['AdConversionAction'];
 
-export function Connection({ view, actions, mayAct, onChange }: {
-  view: View; actions: Action[] | undefined; mayAct: boolean; onChange: () => void;
+export function Connection({ view, actions, mayAct, onChange, actorName }: {
+  view: View; actions: Action[] | undefined; mayAct: boolean; onChange: () => void; actorName: (actor: string) => string;
 }) {
   const [note, setNote] = useState<{ ok: boolean; text: string; retry?: boolean } | null>(null);
   const [confirming, setConfirming] = useState(false);
@@ -51,7 +51,7 @@ export function Connection({ view, actions, mayAct, onChange }: {
         ? <dl class="facts" data-testid="ads-connection">
             <dt>State</dt><dd data-testid="ads-state">connected</dd>
             <dt>Google account</dt><dd>{c.googleAccountEmail || c.googleAccountId || 'not recorded'}</dd>
-            <dt>Connected</dt><dd>{formatTimestamp(c.createdAt)} by {c.connectedBy}</dd>
+            <dt>Connected</dt><dd>{formatTimestamp(c.createdAt)} by {actorName(c.connectedBy)}</dd>
             <dt>Permissions granted</dt><dd>{c.grantedScopes.length ? c.grantedScopes.join(', ') : 'none (reconnect)'}</dd>
           </dl>
         : <p data-testid="ads-state-text">Not connected. {mayAct
