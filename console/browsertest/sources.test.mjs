@@ -47,10 +47,12 @@ async function collect(origin, key) {
 async function visit(url) {
   const ctx = await browser.newContext();
   const p = await ctx.newPage();
+  // The page view's answer (202, or the refusal): closing the page earlier would cancel the request.
+  const answered = p.waitForResponse((r) => new URL(r.url()).pathname === '/v1/collect' && r.request().method() === 'POST', { timeout: 60000 });
   await p.goto(url);
   await p.waitForFunction(() => window.tracker && window.tracker.getAcquisitionId());
   const acq = await p.evaluate(() => window.tracker.getAcquisitionId());
-  await p.waitForTimeout(500); // the page view's request
+  await answered;
   await ctx.close();
   return acq;
 }
