@@ -31,13 +31,13 @@ export function Queue({ route, mappings, mayAct }: { route: Route; mappings: Sch
   };
   const r = usePolled(workspace.value + JSON.stringify(f), async () =>
     unwrap(await api.GET('/api/admin/ads/queue', { params: { query: { ...f, limit: 50 } } })), QUEUE_POLL_MS);
-  const [notes, setNotes] = useState<Record<string, { ok: boolean; text: string }>>({});
+  const [notes, setNotes] = useState<Record<string, { ok: boolean; text: string; at: number }>>({});
   const retry = async (row: Row) => {
     try {
       const { row: again } = unwrap(await api.POST('/api/admin/ads/queue/{rowId}/retry', { params: { path: { rowId: row.rowId } } }));
-      setNotes((n) => ({ ...n, [row.rowId]: { ok: true, text: `Queued again (${again.status}); it is sent at the next dispatch.` } }));
+      setNotes((n) => ({ ...n, [row.rowId]: { ok: true, text: `Queued again (${again.status}); it is sent at the next dispatch.`, at: Date.parse(again.updatedAt) } }));
       r.reload();
-    } catch (err) { setNotes((n) => ({ ...n, [row.rowId]: { ok: false, text: (err as Error).message } })); }
+    } catch (err) { setNotes((n) => ({ ...n, [row.rowId]: { ok: false, text: (err as Error).message, at: Date.now() } })); }
   };
   const label = (id: string) => {
     const m = mappings.find((x) => x.mappingId === id);
@@ -88,7 +88,8 @@ export function Queue({ route, mappings, mayAct }: { route: Route; mappings: Sch
                 {mayAct && <td class="text">
                   {row.status === 'rejected' && row.clickIdType !== '' &&
                     <button type="button" onClick={() => retry(row)}>Retry<span class="sr"> the row of {formatTimestamp(row.eventTime)}</span></button>}
-                  {notes[row.rowId] && <span role={notes[row.rowId].ok ? 'status' : 'alert'} class={`field-error ${notes[row.rowId].ok ? 'ok' : 'error'}`}>{notes[row.rowId].text}</span>}
+                  {/* A Retry's "queued again" stands until the row is written again (sent, maybe refused). */}
+                  {notes[row.rowId] && !(notes[row.rowId].ok && Date.parse(row.updatedAt) > notes[row.rowId].at) && <span role={notes[row.rowId].ok ? 'status' : 'alert'} class={`field-error ${notes[row.rowId].ok ? 'ok' : 'error'}`}>{notes[row.rowId].text}</span>}
                 </td>}
               </tr>
             ))}</tbody>
