@@ -21,8 +21,10 @@ func (a *app) trackingCommands() *cobra.Command {
 		c.Flags().StringVar(&from, "from", "", "first day YYYY-MM-DD (default: 30 days before --to)")
 		c.Flags().StringVar(&to, "to", "", "last day YYYY-MM-DD (default: today, UTC)")
 	}
+	var cp *controlplane.Store // the control plane of the running command, for the source's refusals
 	run := func(c *cobra.Command, slug string, f func(ctx context.Context, st *tracking.Store, sc tracking.Scope, start, end time.Time) (any, error)) error {
 		return a.withStore(c, func(ctx context.Context, s *controlplane.Store) error {
+			cp = s
 			w, err := s.WorkspaceBySlug(ctx, slug)
 			if err != nil {
 				return err
@@ -52,7 +54,17 @@ func (a *app) trackingCommands() *cobra.Command {
 	status := &cobra.Command{Use: "status SLUG SOURCE_ID", Short: "What a source received, and which troubleshooting conditions hold", Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			return run(c, args[0], func(ctx context.Context, st *tracking.Store, sc tracking.Scope, start, _ time.Time) (any, error) {
-				return st.Troubleshoot(ctx, sc, args[1], start)
+				tr, err := st.Troubleshoot(ctx, sc, args[1], start)
+				if err != nil {
+					return nil, err
+				}
+				// What the edge refused for the source, as GET /api/v1/tracking/sources/{id}/status shows it.
+				ref, err := cp.SourceRefusals(ctx, args[1])
+				if err != nil {
+					return nil, err
+				}
+				tr.ApplyRefusals(ref)
+				return tr, nil
 			})
 		}}
 	rangeFlags(status)
