@@ -111,8 +111,11 @@ test('Sources: create (refused origin, then a good one), key once, page view tic
   // A page on another origin is refused, and the panel names that origin; one on the allowed origin is a page view.
   await visit(`${other}/page.html?key=${source.publicKey}`);
   await page.getByTestId('refused-origins').getByText(other).waitFor({ timeout: 30000 });
+  const t0 = Date.now();
   const acq = await visit(`${allowed}/page.html?key=${source.publicKey}`);
   await page.locator('[data-step="page-view"][data-done="true"]').waitFor({ timeout: 120000 });
+  // Measured, not asserted: the edge, Kafka, the consumer and the 5 s refresh in one number.
+  console.log(`SOURCES page_view_to_checklist_ms=${Date.now() - t0}`);
   const st = await api(`/api/v1/tracking/sources/${id}/status`);
   assert.ok(st.pageViews.count >= 1);
   assert.equal(await page.getByTestId('last-page-view').textContent(), `${stamp(st.pageViews.lastAt)} (${count(st.pageViews.count)} in all)`);
@@ -125,8 +128,10 @@ test('Sources: create (refused origin, then a good one), key once, page view tic
   const store = new Map();
   const session = { get: (k) => store.get(k), set: (k, v) => store.set(k, v) };
   snippet.rememberAcquisition(session, acq);
+  const t1 = Date.now();
   await snippet.sendVerifiedEvent(snippet.verifiedEvent(session, { name: 'install', shop: `sources-${acq.slice(0, 8)}.myshopify.com` }));
   await page.locator('[data-step="verified-event"][data-done="true"]').waitFor({ timeout: 120000 });
+  console.log(`SOURCES server_event_to_checklist_ms=${Date.now() - t1}`);
   await screenshot(page, 'source-status');
 
   // Rotate the public key: the consequence first; then the old key is refused at once and shows as refused.
