@@ -29,10 +29,11 @@ type PlatformSink struct {
 }
 
 // PlatformConn is the part of a ClickHouse connection the platform landing needs: it inserts, and
-// the derivation reads back what was inserted.
+// the derivation reads back what was inserted and recomputes the customer days in ClickHouse.
 type PlatformConn interface {
 	BatchConn
 	Query(ctx context.Context, query string, args ...any) (driver.Rows, error)
+	Exec(ctx context.Context, query string, args ...any) error
 }
 
 var _ PlatformConn = (driver.Conn)(nil)

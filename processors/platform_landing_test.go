@@ -161,6 +161,12 @@ func (pe *platformEnv) checkLanded(t *testing.T) {
 	if seen != len(gross) {
 		t.Errorf("%d currencies landed, want %d", seen, len(gross))
 	}
+	// The customer days the landing consumer recomputes (migration 0024) agree with what landed.
+	eventually(t, "customer days agree with the transactions", func() bool {
+		var n uint64
+		err := pe.ch.QueryRow(testenv.Ctx(t), schemas.CustomerDaysMismatches, "acme", "acme").Scan(&n)
+		return err == nil && n == 0
+	})
 }
 
 func noLimit() partnerfake.ServerConfig {

@@ -123,6 +123,10 @@ charge_id, created_at, currency, gross_cents, platform_fee_cents, processing_fee
 			}
 		})
 
+	// The landing consumer's customer days (migration 0024), as it would write them.
+	if err := schemas.AllCustomerDays(ctx, conn, 1, ws); err != nil {
+		t.Fatal(err)
+	}
 	insert(t, ctx, conn, `INSERT INTO platform_usage_charges (workspace_id, app_id, usage_record_id, customer_id, charge_id,
 description, amount_cents, currency, occurred_at, synced_at)`,
 		func(add func(...any)) {

@@ -137,7 +137,7 @@ type Attribution struct {
 // attributionTables are the tables an attribution response reads; a change in any of them discards
 // a kept one (cache.go).
 var attributionTables = slices.Concat(billingTables, syncTables,
-	[]string{"platform_transactions", "acquisitions", "shop_attribution", "funnel_events"})
+	[]string{"acquisitions", "shop_attribution", "funnel_events"})
 
 // attributionResult is what an attribution request computes from the data, whatever its currency
 // filter and its instant; it is kept while the data stays the same (cache.go), so it must not be

@@ -14,8 +14,7 @@ import (
 // sent, so a new constant cannot escape it.
 var attributionSQL = map[string]string{
 	"attributionTouchesHead": attributionTouchesHead, "attributionTouchesMiddle": attributionTouchesMiddle,
-	"touchesOfLinksAndEvents": touchesOfLinksAndEvents, "touchesSeenSince": touchesSeenSince, "acquisitionCountsHead": acquisitionCountsHead,
-	"acquisitionCountsTail": acquisitionCountsTail, "selectTrackingSince": selectTrackingSince,
+	"touchesNeeded": touchesNeeded, "selectTrackingSince": selectTrackingSince,
 	"selectAttributionCustomers": selectAttributionCustomers, "selectShopLinks": selectShopLinks,
 	"selectAttributionFunnel": selectAttributionFunnel, "selectCustomerRevenue": selectCustomerRevenue,
 }

@@ -53,7 +53,7 @@ type funnelCount struct {
 type trackingFacts struct {
 	customers    []attributedCustomer
 	links        map[[2]string]acquisitionRef // (app, shop domain) → its first link
-	touches      map[acquisitionRef]touch     // of the links and of the funnel events
+	touches      map[acquisitionRef]touch     // of the links, of the funnel events, and seen since the range's month
 	funnel       []funnelCount
 	acquisitions map[string]int64     // per channel, first seen in the range
 	since        map[string]time.Time // per app, its earliest stored browser event
@@ -65,9 +65,8 @@ func (s *Store) readTracking(ctx context.Context, sc Scope, group string, r Rang
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) { t.customers, err = s.readAttributionCustomers(gctx, sc); return })
 	g.Go(func() (err error) { t.links, err = s.readShopLinks(gctx, sc); return })
-	g.Go(func() (err error) { t.touches, err = s.readTouches(gctx, sc, group, r); return })
+	g.Go(func() (err error) { t.touches, t.acquisitions, err = s.readTouches(gctx, sc, group, r); return })
 	g.Go(func() (err error) { t.funnel, err = s.readAttributionFunnel(gctx, sc, r); return })
-	g.Go(func() (err error) { t.acquisitions, err = s.readAcquisitionCounts(gctx, sc, group, r); return })
 	g.Go(func() (err error) { t.since, err = s.readTrackingSince(gctx, sc); return })
 	if err := g.Wait(); err != nil {
 		return nil, err
@@ -87,7 +86,7 @@ func (s *Store) readTracking(ctx context.Context, sc Scope, group string, r Rang
 }
 
 func (s *Store) readTrackingSince(ctx context.Context, sc Scope) (map[string]time.Time, error) {
-	rows, err := s.conn.Query(ctx, selectTrackingSince, sc.WorkspaceID, sc.apps())
+	rows, err := s.conn.Query(ctx, selectTrackingSince, sc.WorkspaceID, sc.apps(), sc.WorkspaceID, sc.apps())
 	if err != nil {
 		return nil, fmt.Errorf("read tracking coverage: %w", err)
 	}
@@ -104,30 +103,6 @@ func (s *Store) readTrackingSince(ctx context.Context, sc Scope) (map[string]tim
 		if first != 0 {
 			out[app] = unix(first)
 		}
-	}
-	return out, rows.Err()
-}
-
-func (s *Store) readAcquisitionCounts(ctx context.Context, sc Scope, group string, r Range) (map[string]int64, error) {
-	ws, apps := sc.WorkspaceID, sc.apps()
-	q := acquisitionCountsHead + attributionTouchesHead + group + attributionTouchesMiddle + touchesSeenSince + acquisitionCountsTail
-	from := r.From.Start()
-	month := time.Date(from.Year(), from.Month(), 1, 0, 0, 0, 0, time.UTC)
-	rows, err := s.conn.Query(ctx, q, ws, apps, month.Format(time.DateOnly), ws, apps, epoch(from), epoch(r.To.End()))
-	if err != nil {
-		return nil, fmt.Errorf("read acquisitions: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]int64{}
-	for rows.Next() {
-		var (
-			grp string
-			n   uint64
-		)
-		if err := rows.Scan(&grp, &n); err != nil {
-			return nil, fmt.Errorf("read acquisitions: %w", err)
-		}
-		out[grp] += int64(n)
 	}
 	return out, rows.Err()
 }
@@ -173,15 +148,19 @@ func (s *Store) readShopLinks(ctx context.Context, sc Scope) (map[[2]string]acqu
 	return out, rows.Err()
 }
 
-func (s *Store) readTouches(ctx context.Context, sc Scope, group string, r Range) (map[acquisitionRef]touch, error) {
+// readTouches reads the first touches the response needs (touchesNeeded) and counts, per channel,
+// the acquisitions first seen in r.
+func (s *Store) readTouches(ctx context.Context, sc Scope, group string, r Range) (map[acquisitionRef]touch, map[string]int64, error) {
 	ws, apps := sc.WorkspaceID, sc.apps()
-	rows, err := s.conn.Query(ctx, attributionTouchesHead+group+attributionTouchesMiddle+touchesOfLinksAndEvents,
-		ws, apps, ws, apps, epoch(r.From.Start()), epoch(r.To.End()), ws, apps)
+	from, to := r.From.Start(), r.To.End()
+	month := time.Date(from.Year(), from.Month(), 1, 0, 0, 0, 0, time.UTC)
+	rows, err := s.conn.Query(ctx, attributionTouchesHead+group+attributionTouchesMiddle+touchesNeeded,
+		ws, apps, ws, apps, epoch(from), epoch(to), ws, apps, month.Format(time.DateOnly), ws, apps)
 	if err != nil {
-		return nil, fmt.Errorf("read first touches: %w", err)
+		return nil, nil, fmt.Errorf("read first touches: %w", err)
 	}
 	defer rows.Close()
-	out := map[acquisitionRef]touch{}
+	touches, seen := map[acquisitionRef]touch{}, map[string]int64{}
 	for rows.Next() {
 		var (
 			ref   acquisitionRef
@@ -189,19 +168,22 @@ func (s *Store) readTouches(ctx context.Context, sc Scope, group string, r Range
 			first uint32
 		)
 		if err := rows.Scan(&tc.app, &ref.source, &ref.id, &first, &tc.grp); err != nil {
-			return nil, fmt.Errorf("read first touches: %w", err)
+			return nil, nil, fmt.Errorf("read first touches: %w", err)
 		}
 		tc.firstSeen = unix(first)
-		out[ref] = tc
+		touches[ref] = tc
+		if !tc.firstSeen.Before(from) && tc.firstSeen.Before(to) {
+			seen[tc.grp]++
+		}
 	}
-	return out, rows.Err()
+	return touches, seen, rows.Err()
 }
 
 // readRevenue reads each customer's net revenue over r and usage MRR on r.To (selectCustomerRevenue).
 func (s *Store) readRevenue(ctx context.Context, sc Scope, r Range) ([]revenueRow, error) {
 	from, trailing := r.From.Start(), r.To.AddDays(-29).Start()
-	rows, err := s.conn.Query(ctx, selectCustomerRevenue, epoch(from), epoch(from), epoch(trailing), sc.WorkspaceID, sc.apps(),
-		epoch(earlierOf(from, trailing)), epoch(r.To.End()))
+	rows, err := s.conn.Query(ctx, selectCustomerRevenue, epochDay(from), epochDay(from), epochDay(trailing), sc.WorkspaceID, sc.apps(),
+		epochDay(earlierOf(from, trailing)), epochDay(r.To.End()))
 	if err != nil {
 		return nil, fmt.Errorf("read net revenue: %w", err)
 	}

@@ -16,9 +16,13 @@ package reporting
 // The first touches, merged (-Merge over the months of each acquisition) with only the states the
 // group needs (18.16 merges every state a subquery names, read or not): the group's columns (one of
 // attributionGroups, which names the value grp) go between head and middle. Most browsers never
-// become a customer, so the touches are read only for the acquisitions that something in the
-// response names (touchesOfLinksAndEvents); the acquisitions first seen in the range are counted per
-// channel in ClickHouse (touchesSeenSince + acquisitionCountsTail).
+// become a customer, so the touches are read only for the acquisitions the response needs: the
+// shops' first links, the acquisitions of the range's funnel events (any version), and those with an
+// event in the month of the range's start or later (one first seen in the range has none before),
+// whose first-seen instants Go counts per channel. One pass merges them all: the states are the
+// costly part of the read, and two passes (the touches, then the counts) merged most of them twice.
+// The IDs are matched alone, in PREWHERE, so that the states of the other acquisitions are never
+// read: a superset when two sources share an ID, whose exact pair Go matches.
 const (
 	attributionTouchesHead = `SELECT app_id, source_id, acquisition_id, toUInt32(first_at) AS first_seen_at, grp
 FROM (
@@ -26,48 +30,31 @@ FROM (
 	// the group's columns, then:
 	attributionTouchesMiddle = `
     FROM acquisitions`
-	// touchesOfLinksAndEvents restricts the touches to the shops' first links and the acquisitions
-	// of the range's funnel events (any version). It matches the acquisition ID alone, in PREWHERE,
-	// so that the states of the other acquisitions are never read: a superset when two sources share
-	// an ID, whose exact pair Go matches. Arguments workspace, apps (links), workspace, apps, from,
-	// to (events), workspace, apps.
-	touchesOfLinksAndEvents = `
+	// touchesNeeded selects the acquisitions above. Arguments workspace, apps (links), workspace,
+	// apps, from, to (events), workspace, apps, the range's first month (seen since), workspace, apps.
+	touchesNeeded = `
     PREWHERE acquisition_id IN (
             SELECT tupleElement(link, 2)
             FROM (SELECT argMinMerge(first_link) AS link FROM shop_attribution WHERE workspace_id = ? AND app_id IN ? GROUP BY app_id, shop_domain)
             UNION ALL
             SELECT acquisition_id FROM funnel_events
             WHERE workspace_id = ? AND app_id IN ? AND name IN ('install', 'trial_started', 'trial_converted')
-                AND occurred_at >= toDateTime(?) AND occurred_at < toDateTime(?))
+                AND occurred_at >= toDateTime(?) AND occurred_at < toDateTime(?)
+            UNION ALL
+            SELECT acquisition_id FROM acquisitions WHERE workspace_id = ? AND app_id IN ? AND event_month >= toDate(?))
     WHERE workspace_id = ? AND app_id IN ?
     GROUP BY app_id, source_id, acquisition_id
 )`
-	// touchesSeenSince restricts the touches to the acquisitions with an event in the month of the
-	// range's start or later (one first seen in the range has none before), all of whose months
-	// are then merged (by ID, as above). Arguments workspace, apps, the range's first month,
-	// workspace, apps.
-	touchesSeenSince = `
-    PREWHERE acquisition_id IN (
-        SELECT acquisition_id FROM acquisitions WHERE workspace_id = ? AND app_id IN ? AND event_month >= toDate(?))
-    WHERE workspace_id = ? AND app_id IN ?
-    GROUP BY app_id, source_id, acquisition_id
-)`
-	// acquisitionCounts counts, per channel, the touches (head … touchesSeenSince) first seen in
-	// [from, to): head, the touches, tail. Arguments of the tail: from, to (epoch seconds).
-	acquisitionCountsHead = `SELECT grp, count()
-FROM (
-`
-	acquisitionCountsTail = `
-)
-WHERE first_seen_at >= ? AND first_seen_at < ?
-GROUP BY grp`
 )
 
 // selectTrackingSince is per covered app the earliest stored browser event of its tracking sources
-// (epoch seconds). Arguments workspace, apps.
+// (epoch seconds). An acquisition's row of a month holds its events of that month, so the earliest
+// event is in the app's earliest month, and only that month's first-seen states are merged.
+// Arguments workspace, apps, workspace, apps.
 const selectTrackingSince = `SELECT app_id, toUInt32(minMerge(first_seen))
 FROM acquisitions
-WHERE workspace_id = ? AND app_id IN ?
+WHERE workspace_id = ? AND app_id IN ? AND (app_id, event_month) IN (
+    SELECT app_id, min(event_month) FROM acquisitions WHERE workspace_id = ? AND app_id IN ? GROUP BY app_id)
 GROUP BY app_id`
 
 // attributionGroups maps a groupBy value to the merged first-touch columns that compute it (grp).
@@ -123,19 +110,16 @@ GROUP BY acquisition_source_id, acquisition_id`
 // row (METRICS 10.3): the net revenue, Σ net_cents of its transactions of every type created in
 // [from, to), with how many there are; and its usage MRR on asOf, Σ gross_cents of its usage sales in
 // the 30 days ending on asOf (METRICS 3.2, the summary's usage facts), with how many usage sales it
-// has in the whole window read, [min(from, asOf − 29 days), to), as the summary's usage facts read
-// them. One read of platform_transactions, FINAL over the window's monthly partitions, for both:
-// reporting_usage_sales is its usage rows as they land (same IDs, amounts and instants), so the
-// summary's usage MRR of a customer is the same sum. The key is the customer's public ID's ten
-// bytes (customerKeySQL), computed as schemas.CustomerPublicID does. Arguments from, from, asOf −
-// 29 days (epoch seconds), workspace, apps, window start, to.
-const selectCustomerRevenue = `SELECT toFixedString(substring(SHA256(concat(app_id, '\x1f', customer_id)), 1, 10), 10) AS key, currency,
-    in_range, net, usage_sales, trailing_gross
+// has in the whole window read, [min(from, asOf − 29 days), to). Every bound is a day's start, so
+// the customer days (migration 0024: each customer's transactions per day and currency,
+// de-duplicated when they landed) hold these sums without a read of every transaction. The key is
+// the customer's public ID's ten bytes (customerKeySQL). Arguments: from, from, asOf − 29 days,
+// workspace, apps, window start, to (days since the epoch).
+const selectCustomerRevenue = `SELECT ` + customerKeySQL + ` AS key, currency, in_range, net, usage_sales, trailing_gross
 FROM (
-    SELECT app_id, customer_id, currency, countIf(created_at >= toDateTime(?)) AS in_range,
-        sumIf(net_cents, created_at >= toDateTime(?)) AS net, countIf(type = 'usage') AS usage_sales,
-        sumIf(gross_cents, type = 'usage' AND created_at >= toDateTime(?)) AS trailing_gross
-    FROM platform_transactions FINAL
-    WHERE workspace_id = ? AND app_id IN ? AND created_at >= toDateTime(?) AND created_at < toDateTime(?)
-    GROUP BY app_id, customer_id, currency
+    SELECT public_id, currency, sumIf(transactions, day >= ?) AS in_range, sumIf(net_cents, day >= ?) AS net,
+        sum(usage_sales) AS usage_sales, sumIf(usage_gross_cents, day >= ?) AS trailing_gross
+    FROM reporting_customer_days FINAL
+    WHERE workspace_id = ? AND app_id IN ? AND day >= ? AND day < ?
+    GROUP BY public_id, currency
 )`

@@ -134,6 +134,10 @@ func New(conn Conn, opts ...Option) *Store {
 // time zone, on every ClickHouse version.
 func epoch(t time.Time) int64 { return t.Unix() }
 
+// epochDay is the day (since the epoch, UTC) of the start of a day, as reporting_customer_days keys
+// its rows.
+func epochDay(t time.Time) int64 { return t.Unix() / 86400 }
+
 // unix reads an epoch-seconds column; 0 (SQL null mapped by ifNull, or no matching row) is zero.
 func unix(v uint32) time.Time {
 	if v == 0 {

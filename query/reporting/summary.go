@@ -139,7 +139,7 @@ var allNeeds = summaryNeeds{observedSums: true, usageByCustomer: true}
 // exclusion changes.
 var (
 	billingTables = []string{"reporting_charges", "reporting_events", "reporting_charge_payments", "reporting_usage_sales",
-		"reporting_observed_usage", "customer_exclusions", "reporting_customers"}
+		"reporting_observed_usage", "customer_exclusions", "reporting_customers", "reporting_customer_days"}
 	activityTables = []string{"usage_events", "customer_exclusions", "reporting_customers"}
 	syncTables     = []string{"sync_cursors", "sync_runs"}
 )

@@ -309,7 +309,7 @@ func (s *Store) readTimelinePayments(ctx context.Context, sc Scope, to, recentFr
 }
 
 func (s *Store) readTimelineUsage(ctx context.Context, sc Scope, from, to time.Time) ([]tlUsageRow, error) {
-	rows, err := s.conn.Query(ctx, selectTimelineUsage, sc.WorkspaceID, sc.apps(), epoch(from), epoch(to))
+	rows, err := s.conn.Query(ctx, selectTimelineUsage, sc.WorkspaceID, sc.apps(), epochDay(from), epochDay(to))
 	if err != nil {
 		return nil, fmt.Errorf("read usage: %w", err)
 	}

@@ -52,25 +52,28 @@ GROUP BY public_id, charge_id, currency`
 
 // selectTimelineUsage is each customer's usage sales per currency and UTC day (days since the
 // epoch) in [from, to), gross, net and count: the trailing 30-day windows of usage MRR (METRICS 3.2)
-// at every point and the billed usage of every interval (3.10) are sums of these. FINAL over the key range of the window (reporting_usage_sales is ordered by time,
-// migration 0014), since the rows are summed. Arguments: workspace, apps, from, to.
-const selectTimelineUsage = `SELECT ` + customerKeySQL + ` AS key, currency, intDiv(toUInt32(created_at), 86400) AS day, sum(gross_cents),
-    sum(net_cents), count()
-FROM reporting_usage_sales FINAL
-WHERE workspace_id = ? AND app_id IN ? AND created_at >= toDateTime(?) AND created_at < toDateTime(?)
-GROUP BY public_id, currency, day`
+// at every point and the billed usage of every interval (3.10) are sums of these. They are read
+// from the customer days (migration 0024), de-duplicated when they landed: one row per customer,
+// day and currency instead of every sale, FINAL only over the day rows' versions. Days with
+// transactions but no usage sale are left out, as a read of the sales finds none. Arguments:
+// workspace, apps, first day, day after the last (days since the epoch).
+const selectTimelineUsage = `SELECT ` + customerKeySQL + ` AS key, currency, day, sum(usage_gross_cents), sum(usage_net_cents), sum(usage_sales) AS sales
+FROM reporting_customer_days FINAL
+WHERE workspace_id = ? AND app_id IN ? AND day >= ? AND day < ?
+GROUP BY public_id, currency, day
+HAVING sales > 0`
 
 // selectTimelineUsageTotals is selectTimelineUsage per currency and day for the customers in scope:
-// head, scope condition (on public_id, which never changes under FINAL), tail. A series that shows
-// no customer's usage (every metric but concentration) sums the same rows per currency, so
-// ClickHouse sums them instead of sending one row per customer and day. Arguments: workspace, apps,
-// from, to.
+// head, scope condition (on public_id), tail. A series that shows no customer's usage (every metric
+// but concentration) sums the same rows per currency, so ClickHouse sums them instead of sending
+// one row per customer and day. Arguments: workspace, apps, first day, day after the last.
 const (
-	selectTimelineUsageTotals = `SELECT currency, intDiv(toUInt32(created_at), 86400) AS day, sum(gross_cents), sum(net_cents), count()
-FROM reporting_usage_sales FINAL
-WHERE workspace_id = ? AND app_id IN ? AND created_at >= toDateTime(?) AND created_at < toDateTime(?)`
+	selectTimelineUsageTotals = `SELECT currency, day, sum(usage_gross_cents), sum(usage_net_cents), sum(usage_sales) AS sales
+FROM reporting_customer_days FINAL
+WHERE workspace_id = ? AND app_id IN ? AND day >= ? AND day < ?`
 	timelineUsageTotalsTail = `
-GROUP BY currency, day`
+GROUP BY currency, day
+HAVING sales > 0`
 )
 
 // selectFirstPayments is each customer's first positive subscription payment per currency before

@@ -65,7 +65,7 @@ func indexOfCurrency(us []tlUsage, cur string) int {
 
 // readUsageDays reads one slice of readTimelineUsageTotals.
 func (s *Store) readUsageDays(ctx context.Context, sc Scope, cs CustomerScope, ex *exclusions, from, to time.Time) ([]dayUsage, error) {
-	q := new(stmt).add(selectTimelineUsageTotals, sc.WorkspaceID, sc.apps(), epoch(from), epoch(to))
+	q := new(stmt).add(selectTimelineUsageTotals, sc.WorkspaceID, sc.apps(), epochDay(from), epochDay(to))
 	if !scopeFilterByID(q, cs, ex, sc) {
 		return nil, nil
 	}

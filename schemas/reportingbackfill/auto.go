@@ -80,15 +80,61 @@ func Auto(ctx context.Context, conn Conn, log *slog.Logger) error {
 			empty = append(empty, t)
 		}
 	}
+	days, err := settleDays(ctx, conn, recorded, log)
+	if err != nil {
+		return err
+	}
+	if days == daysEmpty {
+		empty = append(empty, schemas.CustomerDaysTable)
+	}
 	if err := record(ctx, conn, empty...); err != nil {
 		return err
 	}
-	if len(fill) == 0 && len(summarise) == 0 {
+	tables := append(fill, summarise...)
+	if days == daysFill {
+		tables = append(tables, schemas.CustomerDaysTable)
+	}
+	if len(tables) == 0 {
 		return nil
 	}
-	log.Info("backfilling empty copies of tables that hold rows, and summaries", "copies", fill, "summaries", summarise)
-	_, err = Run(ctx, conn, Options{Tables: append(fill, summarise...), Out: logWriter{log}})
+	log.Info("backfilling empty copies of tables that hold rows, summaries, and the customer days", "tables", tables)
+	_, err = Run(ctx, conn, Options{Tables: tables, Out: logWriter{log}})
 	return err
+}
+
+type daysAction int
+
+const (
+	daysNothing daysAction = iota
+	daysEmpty              // no transaction yet: the consumer writes every day from now on
+	daysFill               // transactions, no day: the migration that created the table has just run
+)
+
+// settleDays says what Auto does with the customer days (days.go): like a copy, they are recorded
+// complete when there is no transaction, and filled when they are empty while transactions exist;
+// when both hold rows, only a backfill can tell, and Auto warns.
+func settleDays(ctx context.Context, conn Conn, recorded map[string]bool, log *slog.Logger) (daysAction, error) {
+	if recorded[schemas.CustomerDaysTable] {
+		return daysNothing, nil
+	}
+	// The landed table, not the copy the days are recomputed from: Run fills that copy first.
+	src, err := exists(ctx, conn, "SELECT 1 FROM platform_transactions")
+	if err != nil {
+		return daysNothing, err
+	}
+	if !src {
+		return daysEmpty, nil
+	}
+	days, err := exists(ctx, conn, "SELECT 1 FROM "+schemas.CustomerDaysTable)
+	if err != nil {
+		return daysNothing, err
+	}
+	if !days {
+		return daysFill, nil
+	}
+	log.Warn("the customer days may lack transactions landed before their migration: run `revtrack admin reporting backfill`",
+		"table", schemas.CustomerDaysTable)
+	return daysNothing, nil
 }
 
 // Recorded returns the copies recorded complete.

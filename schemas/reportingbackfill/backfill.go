@@ -57,6 +57,8 @@ type Options struct {
 type Result struct {
 	Copies    []CopyResult
 	Summaries []SummaryResult
+	// Days is the customer days' part (days.go), nil when the run left them out.
+	Days *DaysResult
 }
 
 // CopyResult is one copy's part of a Result.
@@ -72,7 +74,7 @@ type CopyResult struct {
 	Recorded bool
 }
 
-// Run backfills the copies, then the summaries, as opts says.
+// Run backfills the copies, then the summaries, then recomputes the customer days, as opts says.
 func Run(ctx context.Context, conn Conn, opts Options) (Result, error) {
 	copies, err := schemas.Copies()
 	if err != nil {
@@ -105,6 +107,14 @@ func Run(ctx context.Context, conn Conn, opts Options) (Result, error) {
 		res.Summaries = append(res.Summaries, sr)
 		if err != nil {
 			return res, fmt.Errorf("backfill %s: %w", s.Table, err)
+		}
+	}
+	// After the copies: the days are recomputed from one of them.
+	if len(opts.Tables) == 0 || slices.Contains(opts.Tables, schemas.CustomerDaysTable) {
+		dr, err := backfillDays(ctx, conn, opts, out)
+		res.Days = &dr
+		if err != nil {
+			return res, fmt.Errorf("backfill %s: %w", schemas.CustomerDaysTable, err)
 		}
 	}
 	return res, nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
@@ -86,6 +87,9 @@ func forget(t *testing.T, conn driver.Conn, copies []schemas.Copy) {
 		if err := conn.Exec(testenv.Ctx(t), "TRUNCATE TABLE "+c.Table); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := conn.Exec(testenv.Ctx(t), "TRUNCATE TABLE "+schemas.CustomerDaysTable); err != nil {
+		t.Fatal(err)
 	}
 	if err := conn.Exec(testenv.Ctx(t), "TRUNCATE TABLE "+schemas.CopyBackfillsTable); err != nil {
 		t.Fatal(err)
@@ -179,7 +183,9 @@ func TestCopiesOfTheMigrations(t *testing.T) {
 // complete; a second run copies nothing.
 func TestBackfill(t *testing.T) {
 	conn := pipeline.Migrated(t).Conn
-	ctx := testenv.Ctx(t)
+	// Three runs over every copy: longer than testenv.Ctx's minute on a busy machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 	copies := copiesOf(t)
 	history(t, conn, 0, 6000)
 	forget(t, conn, copies)
@@ -222,9 +228,10 @@ func TestBackfill(t *testing.T) {
 		}
 		rows[c.Table] = s.rows
 	}
-	if r := recorded(t, conn); len(r) != len(copies)+1 || !r["acquisition_clicks"] { // no browser events: nothing to summarise
-		t.Errorf("recorded complete: %v, want all %d copies and acquisition_clicks", r, len(copies))
+	if r := recorded(t, conn); len(r) != len(copies)+2 || !r["acquisition_clicks"] || !r[schemas.CustomerDaysTable] { // no browser events: nothing to summarise
+		t.Errorf("recorded complete: %v, want all %d copies, acquisition_clicks and the customer days", r, len(copies))
 	}
+	daysAgree(t, conn, "ws-a", "ws-b")
 
 	res, err = reportingbackfill.Run(ctx, conn, reportingbackfill.Options{})
 	if err != nil {
@@ -316,8 +323,8 @@ func TestAuto(t *testing.T) {
 	conn := pipeline.Migrated(t).Conn
 	ctx := testenv.Ctx(t)
 	copies := copiesOf(t)
-	if r := recorded(t, conn); len(r) != len(copies)+1 || !r["acquisition_clicks"] {
-		t.Fatalf("a fresh database has %v recorded, want every copy and acquisition_clicks", r)
+	if r := recorded(t, conn); len(r) != len(copies)+2 || !r["acquisition_clicks"] || !r[schemas.CustomerDaysTable] {
+		t.Fatalf("a fresh database has %v recorded, want every copy, acquisition_clicks and the customer days", r)
 	}
 	history(t, conn, 0, 2000)
 	forget(t, conn, copies)
@@ -343,6 +350,11 @@ func TestAuto(t *testing.T) {
 			}
 		}
 	}
+	// The customer days were empty while transactions existed: filled from them, recorded.
+	if !r[schemas.CustomerDaysTable] {
+		t.Errorf("the customer days were not recorded complete:\n%s", logs.String())
+	}
+	daysAgree(t, conn, "ws-a", "ws-b")
 	if err := reportingbackfill.Auto(ctx, conn, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
 		t.Fatal(err)
 	}
@@ -351,5 +363,19 @@ func TestAuto(t *testing.T) {
 	}
 	if s := compare(t, conn, copies[0]); copies[0].Table != "reporting_customers" || !s.complete() || !recorded(t, conn)["reporting_customers"] {
 		t.Errorf("%s after the command: %+v", copies[0].Table, s)
+	}
+}
+
+// daysAgree checks that the customer days of each workspace are what platform_transactions says.
+func daysAgree(t *testing.T, conn driver.Conn, workspaces ...string) {
+	t.Helper()
+	for _, ws := range workspaces {
+		var n uint64
+		if err := conn.QueryRow(testenv.Ctx(t), schemas.CustomerDaysMismatches, ws, ws).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Errorf("%s: %d customer-day rows differ from platform_transactions", ws, n)
+		}
 	}
 }

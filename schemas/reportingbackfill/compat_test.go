@@ -21,6 +21,18 @@ func TestStatementsRunOnCurrentClickHouse(t *testing.T) {
 		t.Fatal(err)
 	}
 	statements = append(statements, "SELECT DISTINCT copy FROM "+schemas.CopyBackfillsTable)
+	// The customer days' statements, with their arguments inlined.
+	args := map[string][]string{
+		"customerDaysOf":  {"1", "'ws'", "'app'", "('cus_00'), ('cus_01')", "0", "86400"},
+		"allCustomerDays": {"1", "'ws'"},
+		"mismatches":      {"'ws'", "'ws'"},
+	}
+	for name, st := range schemas.CustomerDaysStatements {
+		for _, a := range args[name] {
+			st = strings.Replace(st, "?", a, 1)
+		}
+		statements = append(statements, st)
+	}
 	var golden []string
 	for _, c := range copiesOf(t) {
 		rows, err := conn.Query(testenv.Ctx(t), "SELECT * FROM ("+c.Select+") LIMIT 0")

@@ -1,0 +1,78 @@
+package processors
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/revtrack/revtrack/internal/testenv"
+	"github.com/revtrack/revtrack/schemas"
+)
+
+// daysSale is a transaction of the customer-days scenario.
+func daysSale(ws, id, shop, typ, currency string, at time.Time, gross, net int64, synced time.Time) schemas.PlatformRecord {
+	return schemas.PlatformRecord{Kind: "transaction", WorkspaceID: ws, AppID: scenarioApp, SyncedAt: synced,
+		Transaction: &schemas.Transaction{TransactionID: id, Type: typ, CustomerID: shop, ShopDomain: shopDomainOf(shop),
+			CreatedAt: at, Currency: currency, GrossCents: gross, NetCents: net}}
+}
+
+// The customer days follow what lands: every day of every customer a batch names is recomputed
+// from the de-duplicated transactions, so a re-synced sale (same ID, later synced_at) replaces its
+// day's row rather than adding to it, and a new sale on a day already written adds once.
+func TestCustomerDaysFollowLanding(t *testing.T) {
+	e := setup(t)
+	startPlatformLanding(t, e)
+	const ws = "ws-days"
+	day := func(d int, h int) time.Time {
+		return scenarioStart.Truncate(24*time.Hour).AddDate(0, 0, d).Add(time.Duration(h) * time.Hour)
+	}
+	synced := scenarioStart.Add(300 * sday)
+	var first []schemas.PlatformRecord
+	for i := range 6 {
+		first = append(first, daysSale(ws, fmt.Sprintf("gid://partners/AppUsageSale/%d", i), shopAlpha, "usage", "USD", day(i%3, 1+i), 100, 80, synced))
+	}
+	first = append(first,
+		daysSale(ws, "gid://partners/AppUsageSale/eur", shopAlpha, "usage", "EUR", day(0, 5), 300, 250, synced),
+		daysSale(ws, "gid://partners/AppSubscriptionSale/1", shopAlpha, "subscription", "USD", day(1, 3), 999, 850, synced),
+		daysSale(ws, "gid://partners/AppSaleAdjustment/1", shopAlpha, "refund", "USD", day(2, 23), -500, -425, synced),
+		daysSale(ws, "gid://partners/AppUsageSale/late", shopLate, "usage", "USD", day(0, 0), 700, 600, synced))
+	e.produceRecords(t, first)
+	agree := func(what string) {
+		t.Helper()
+		eventually(t, what, func() bool {
+			var landed, n uint64
+			ctx := testenv.Ctx(t)
+			if err := e.ch.QueryRow(ctx, "SELECT count() FROM platform_transactions FINAL WHERE workspace_id = ?", ws).Scan(&landed); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.ch.QueryRow(ctx, schemas.CustomerDaysMismatches, ws, ws).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return landed > 0 && n == 0
+		})
+	}
+	agree("the first batch's days")
+	usage := func() (sales uint64, gross int64) {
+		t.Helper()
+		if err := e.ch.QueryRow(testenv.Ctx(t), `SELECT sum(usage_sales), sum(usage_gross_cents) FROM reporting_customer_days FINAL
+WHERE workspace_id = ? AND public_id = ? AND currency = 'USD' AND day = ?`, ws, schemas.CustomerPublicID(scenarioApp, shopAlpha),
+			day(0, 0).Unix()/86400).Scan(&sales, &gross); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if s, g := usage(); s != 2 || g != 200 {
+		t.Fatalf("alpha's first day: %d usage sales, %d gross; want 2 and 200", s, g)
+	}
+
+	// The whole first batch again, synced later, with one new sale on alpha's first day.
+	var again []schemas.PlatformRecord
+	for _, r := range first {
+		r.SyncedAt = synced.Add(time.Hour)
+		again = append(again, r)
+	}
+	again = append(again, daysSale(ws, "gid://partners/AppUsageSale/new", shopAlpha, "usage", "USD", day(0, 12), 40, 30, synced.Add(time.Hour)))
+	e.produceRecords(t, again)
+	eventually(t, "the new sale counted once", func() bool { s, g := usage(); return s == 3 && g == 240 })
+	agree("the re-synced days")
+}
