@@ -209,9 +209,13 @@ test('Ads end to end: connect, account, actions, mapping, a gclid visit and veri
   assert.ok(diagnosis.includes(rj.diagnosis.hint));
   await rejected.getByRole('button', { name: /Retry/ }).click();
   await rejected.getByRole('status').getByText(/Queued again/).waitFor();
-  // Sent again at the next dispatch, and refused again by Google: rejected, its codes on the row.
-  await page.locator(`[data-testid="ads-queue-table"] tr[data-row="${rowId}"][data-status="rejected"]`).waitFor({ timeout: ROW_WAIT });
-  assert.equal((await apiRow(mapping.mappingId, bad)).status, 'rejected');
+  // Sent again at the next dispatch, and refused again by Google (the API said queued once the
+  // Retry answered): rejected, and the screen follows, the Retry's note gone.
+  for (const end = Date.now() + ROW_WAIT; (await apiRow(mapping.mappingId, bad)).status !== 'rejected'; await page.waitForTimeout(500)) {
+    assert.ok(Date.now() < end, 'the retried row was not sent again');
+  }
+  await rejected.getByRole('status').waitFor({ state: 'detached', timeout: 30_000 });
+  assert.equal(await rejected.getAttribute('data-status'), 'rejected');
   await screenshot(page, 'ads-queue');
   await noSerious(page, 'ads queue');
 

@@ -20,6 +20,12 @@ const diagnoses: Record<string, string> = {
   unattributed: 'Unattributed (no click ID)', event_window: 'Outside the upload window', outcome_unknown: 'Outcome unknown', other: 'Other',
 };
 
+// sentSince: the row was written after a Retry answered at `at` (ms) by a send, not by the Retry.
+const sentSince = (row: Row, at: number) => {
+  const t = Date.parse(row.updatedAt);
+  return t > at || (t === at && row.attempts > 0);
+};
+
 export function Queue({ route, mappings, mayAct }: { route: Route; mappings: Schemas['AdMapping'][]; mayAct: boolean }) {
   const p = route.params;
   const f = { status: (p.get('status') || undefined) as Status | undefined, mappingId: p.get('mapping') || undefined,
@@ -82,14 +88,15 @@ export function Queue({ route, mappings, mayAct }: { route: Route; mappings: Sch
                   {row.diagnosis && <><strong>{diagnoses[row.diagnosis.code] ?? row.diagnosis.code}</strong>: {row.diagnosis.hint}<br /></>}
                   {row.reasonCodes.length > 0 && <span class="codes">Reason codes: {row.reasonCodes.map((c) => <code key={c}>{c}</code>)}<br /></span>}
                   {row.message}
-                  {row.nextAttemptAt && <><br />Next: {formatTimestamp(row.nextAttemptAt)}</>}
+                  {row.nextAttemptAt && <><br />{row.status === 'accepted' ? 'Google\'s diagnostics read from' : 'Sent again at'} {formatTimestamp(row.nextAttemptAt)}</>}
                 </td>
                 <td class="text">{row.requestId ? <code>{row.requestId}</code> : '—'}</td>
                 {mayAct && <td class="text">
                   {row.status === 'rejected' && row.clickIdType !== '' &&
                     <button type="button" onClick={() => retry(row)}>Retry<span class="sr"> the row of {formatTimestamp(row.eventTime)}</span></button>}
-                  {/* A Retry's "queued again" stands until the row is written again (sent, maybe refused). */}
-                  {notes[row.rowId] && !(notes[row.rowId].ok && Date.parse(row.updatedAt) > notes[row.rowId].at) && <span role={notes[row.rowId].ok ? 'status' : 'alert'} class={`field-error ${notes[row.rowId].ok ? 'ok' : 'error'}`}>{notes[row.rowId].text}</span>}
+                  {/* A Retry's "queued again" stands until the row is sent again (written later, or in the
+                      same second, as times are to the second, with an attempt counted since the Retry). */}
+                  {notes[row.rowId] && !(notes[row.rowId].ok && sentSince(row, notes[row.rowId].at)) && <span role={notes[row.rowId].ok ? 'status' : 'alert'} class={`field-error ${notes[row.rowId].ok ? 'ok' : 'error'}`}>{notes[row.rowId].text}</span>}
                 </td>}
               </tr>
             ))}</tbody>
