@@ -4,6 +4,7 @@ import { parseHash } from '../../router';
 import { session, workspace } from '../../session';
 import { requests, stubFetch, type Answer } from '../../test/fetch';
 import { Ads } from '../Ads';
+import { sentSince } from './Queue';
 
 const filters = { from: '2026-10-28', to: '2026-11-26' };
 const at = '2026-11-26T10:00:00Z';
@@ -151,5 +152,16 @@ describe('Ads: upload queue', () => {
     expect(new URL(requests.find((r) => r.url.includes('/queue'))!.url).searchParams.get('status')).toBe('rejected');
     fireEvent.click(within(r1).getByRole('button', { name: /Retry/ }));
     expect((await within(r1).findByRole('alert')).textContent).toBe('the row was rejected for a local reason');
+  });
+});
+
+describe('Ads: Retry note', () => {
+  it('stands until the row is sent again: times compared to the second, an attempt counted since the Retry', () => {
+    const at = Date.parse('2026-11-26T10:00:05.700Z'); // the Retry's answer
+    const r = (updatedAt: string, attempts: number) => row({ updatedAt, attempts }) as Parameters<typeof sentSince>[0];
+    expect(sentSince(r('2026-11-26T10:00:01Z', 1), at)).toBe(false); // the refusal before the Retry
+    expect(sentSince(r('2026-11-26T10:00:05Z', 0), at)).toBe(false); // the Retry's own write
+    expect(sentSince(r('2026-11-26T10:00:05Z', 1), at)).toBe(true); // sent in the same second
+    expect(sentSince(r('2026-11-26T10:00:06Z', 1), at)).toBe(true);
   });
 });

@@ -22,7 +22,7 @@ const diagnoses: Record<string, string> = {
 
 // sentSince: the row was written after a Retry answered at `at` (ms) by a send, not by the Retry.
 // Compared to the second: the stored time has no fraction, while the Retry's answer may.
-const sentSince = (row: Row, at: number) => {
+export const sentSince = (row: Row, at: number) => {
   const t = Math.floor(Date.parse(row.updatedAt) / 1000), a = Math.floor(at / 1000);
   return t > a || (t === a && row.attempts > 0);
 };
