@@ -64,7 +64,7 @@ export function Queue({ route, mappings, mayAct }: { route: Route; mappings: Sch
         <label>Mapping <select value={f.mappingId ?? ''} onChange={(e) => set('mapping', e.currentTarget.value)}>
           <option value="">any</option>{mappings.map((m) => <option key={m.mappingId} value={m.mappingId}>{label(m.mappingId)}</option>)}</select></label>
         <label>Filed from <input type="date" value={f.from ?? ''} onChange={(e) => set('from', e.currentTarget.value)} /></label>
-        <label>before <input type="date" value={f.to ?? ''} onChange={(e) => set('to', e.currentTarget.value)} /></label>
+        <label>Filed before <input type="date" value={f.to ?? ''} onChange={(e) => set('to', e.currentTarget.value)} /></label>
       </form>
       {r.error && <ErrorBox error={r.error} />}
       {!r.data && r.loading && <Loading what="the upload queue" />}
