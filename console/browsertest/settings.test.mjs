@@ -248,3 +248,43 @@ test('a member sees the settings read-only, and the server refuses a member\'s c
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('an admin (not an owner) is refused an admin-scoped key, with the API\'s message under the Scope field; a read key is made', async () => {
+  // The owner invites an admin (People's own call, with the session), who accepts in a new browser.
+  const owner = await open('#/settings/keys');
+  const email = `settings-admin-${Date.now()}@demo.example`;
+  const link = await owner.page.evaluate(async (email) => {
+    const s = await (await fetch('/api/admin/session')).json();
+    const r = await fetch('/api/admin/invitations', { method: 'POST', body: JSON.stringify({ email, role: 'admin' }),
+      headers: { 'X-CSRF-Token': s.csrfToken, 'X-Revtrack-Workspace': 'demo', 'Content-Type': 'application/json' } });
+    return (await r.json()).link;
+  }, email);
+  await owner.context.close();
+  const { context, page, problems } = await newPage(browser);
+  await page.goto(link);
+  await page.getByLabel('Your name').fill('Settings Admin');
+  await page.getByLabel(/^Password/).fill('an admin password 1');
+  await page.getByRole('button', { name: 'Accept and sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  await page.goto(`${env.url}/#/settings/keys`);
+  await page.getByTestId('keys').waitFor();
+  await page.getByLabel(/^Key name/).fill('wants admin');
+  await page.getByLabel(/^Scope/).selectOption('admin');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const err = page.locator('#key-scope-error');
+  await err.waitFor();
+  assert.match(await err.textContent(), /needs the owner role/);
+  assert.equal(await page.getByLabel(/^Scope/).getAttribute('aria-describedby'), 'key-scope-error');
+  assert.equal(await page.getByTestId('new-key').count(), 0);
+  await noSeriousViolations(page, 'settings keys, refused scope');
+  await page.getByLabel(/^Scope/).selectOption('read');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await page.getByTestId('new-key-value').waitFor();
+  assert.equal(await err.count(), 0, 'the refusal goes once the field is right');
+  const made = (await api('/api/admin/keys')).keys.find((k) => k.name === 'wants admin');
+  assert.equal(made.scope, 'read');
+  await page.getByRole('button', { name: 'I have stored it: hide the value' }).click();
+  assert.equal(await page.getByTestId('new-key').count(), 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -38,13 +38,18 @@ export function FieldError({ id, text }: { id: string; text: string | undefined 
   return <span id={id} class="error field-error" role="alert">{text}</span>;
 }
 
-// Confirm asks before a destructive action: it takes the focus when it opens, says what will
-// happen, and acts only on its own button.
+// Confirm asks before a destructive action: it says what will happen and acts only on its own
+// button; Escape cancels.
 export function Confirm({ title, children, action, onConfirm, onCancel, busy }: {
   title: string; children: ComponentChildren; action: string; onConfirm: () => void; onCancel: () => void; busy?: boolean;
 }) {
   const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => { ref.current?.focus(); }, []);
+  // Focus moves in when it opens and back to what opened it when it closes (if still there).
+  useEffect(() => {
+    const opener = document.activeElement as HTMLElement | null;
+    ref.current?.focus();
+    return () => { if (opener?.isConnected) opener.focus(); };
+  }, []);
   return (
     <div class="confirm" role="alertdialog" aria-modal="false" aria-labelledby="confirm-title" tabIndex={-1} ref={ref}
       onKeyDown={(e) => { if (e.key === 'Escape') onCancel(); }}>
