@@ -50,6 +50,7 @@ type options struct {
 	threads, batch, freshRate, runs       int
 	conns                                 []int
 	duration, warmup, freshDuration, poll time.Duration
+	landTimeout                           time.Duration
 	wrk, cpuprofile, revtrackArgs, stack  string
 	command                               string
 	verbose, strict                       bool
@@ -59,6 +60,7 @@ func main() {
 	var o options
 	flag.IntVar(&o.threads, "threads", 2, "wrk threads (the same for every target)")
 	connList := flag.String("conns", "64,256", "wrk connections, comma-separated: every target is measured at each")
+	flag.DurationVar(&o.landTimeout, "land-timeout", 2*time.Minute, "how long every accepted event may take to land after the load (more tells lag from loss on a loaded machine)")
 	flag.IntVar(&o.runs, "runs", 3, "interleaved rounds (bare, floor, edge) per concurrency; the table shows medians")
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "measured wrk run per target and round")
 	flag.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured wrk run before each target and round")
@@ -285,7 +287,7 @@ func run(o options) int {
 			table string
 			dr    *drain
 		}{{"server_events", &srvDrain}, {"browser_events", &colDrain}} {
-			if d.dr.took, d.dr.landed, err = st.waitLanded(ctx, d.table, d.dr.want, 120*time.Second); err != nil {
+			if d.dr.took, d.dr.landed, err = st.waitLanded(ctx, d.table, d.dr.want, o.landTimeout); err != nil {
 				problems = append(problems, err.Error())
 			}
 			progress("%s holds %d events (the edge accepted %d; the floor's land too), %s after the load ended", d.table,
