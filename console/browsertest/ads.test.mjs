@@ -204,7 +204,7 @@ test('Ads end to end: connect, account, actions, mapping, a gclid visit and veri
   const rejected = page.locator(`[data-testid="ads-queue-table"] tr[data-row="${rowId}"]`);
   const rj = await apiRow(mapping.mappingId, bad);
   assert.equal(rj.status, 'rejected');
-  const diagnosis = await rejected.locator('td.diagnosis').textContent();
+  const diagnosis = await rejected.locator('td.ads-diagnosis').textContent();
   for (const code of rj.reasonCodes) assert.ok(diagnosis.includes(code), `reason code ${code} on the row: ${diagnosis}`);
   assert.ok(diagnosis.includes(rj.diagnosis.hint));
   await rejected.getByRole('button', { name: /Retry/ }).click();

@@ -33,7 +33,7 @@ export function Checklist({ sourceName }: { sourceName: (id: string) => string }
           <h3>{sourceName(m.sourceId)}: {milestoneLabel(m.milestone)} → {m.conversionActionId}
             {m.validationOnly ? ' (Validation only)' : ''}</h3>
           {m.blocker && <p class="warning" role="status">Nothing new uploads: {m.blocker}</p>}
-          <ol class="checklist">{m.steps.map((s) => (
+          <ol class="ads-checklist">{m.steps.map((s) => (
             <li key={s.step} class={s.done ? 'done' : s.step === m.next ? 'next' : undefined} data-step={s.step} data-done={String(s.done)}>
               <span class="sr">{s.done ? 'Done: ' : 'Not yet: '}</span>{stepLabel(s.step, m.milestone)}
               {s.done && s.at ? ` (${formatTimestamp(s.at)})` : ''}

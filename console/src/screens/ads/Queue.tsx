@@ -85,9 +85,9 @@ export function Queue({ route, mappings, mayAct }: { route: Route; mappings: Sch
                   {row.diagnosticsStatus ? <><br />diagnostics {row.diagnosticsStatus}</> : null}</td>
                 <td class="text">{row.clickIdType ? <>{row.clickIdType} <code>{row.clickId}</code></> : 'none'}</td>
                 <td class="text">{row.valueCents !== undefined && row.currency ? formatMoney(row.valueCents, row.currency) : '—'}</td>
-                <td class="text diagnosis">
+                <td class="text ads-diagnosis">
                   {row.diagnosis && <><strong>{diagnoses[row.diagnosis.code] ?? row.diagnosis.code}</strong>: {row.diagnosis.hint}<br /></>}
-                  {row.reasonCodes.length > 0 && <span class="codes">Reason codes: {row.reasonCodes.map((c) => <code key={c}>{c}</code>)}<br /></span>}
+                  {row.reasonCodes.length > 0 && <span class="ads-codes">Reason codes: {row.reasonCodes.map((c) => <code key={c}>{c}</code>)}<br /></span>}
                   {row.message}
                   {row.nextAttemptAt && <><br />{row.status === 'accepted' ? 'Google\'s diagnostics read from' : 'Sent again at'} {formatTimestamp(row.nextAttemptAt)}</>}
                 </td>
@@ -97,7 +97,7 @@ export function Queue({ route, mappings, mayAct }: { route: Route; mappings: Sch
                     <button type="button" onClick={() => retry(row)}>Retry<span class="sr"> the row of {formatTimestamp(row.eventTime)}</span></button>}
                   {/* A Retry's "queued again" stands until the row is sent again (written later, or in the
                       same second, as times are to the second, with an attempt counted since the Retry). */}
-                  {notes[row.rowId] && !(notes[row.rowId].ok && sentSince(row, notes[row.rowId].at)) && <span role={notes[row.rowId].ok ? 'status' : 'alert'} class={`field-error ${notes[row.rowId].ok ? 'ok' : 'error'}`}>{notes[row.rowId].text}</span>}
+                  {notes[row.rowId] && !(notes[row.rowId].ok && sentSince(row, notes[row.rowId].at)) && <span role={notes[row.rowId].ok ? 'status' : 'alert'} class={`ads-field-error ${notes[row.rowId].ok ? 'ok' : 'error'}`}>{notes[row.rowId].text}</span>}
                 </td>}
               </tr>
             ))}</tbody>

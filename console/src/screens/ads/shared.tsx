@@ -57,7 +57,7 @@ export function fieldOf(message: string, rules: [RegExp, string][], fallback = '
 // FieldError is the refusal of one field, with the id its control names in aria-describedby.
 export function FieldError({ id, refusal, field }: { id: string; refusal: Refusal | null; field: string }) {
   if (!refusal || refusal.field !== field) return null;
-  return <span id={id} class="error field-error" role="alert">{refusal.message}</span>;
+  return <span id={id} class="error ads-field-error" role="alert">{refusal.message}</span>;
 }
 
 export const describedBy = (id: string, refusal: Refusal | null, field: string) => (refusal?.field === field ? id : undefined);
