@@ -139,8 +139,9 @@ var edgeRefusals = map[string]error{
 
 // edgeScript: KEYS source record, workspace record, rate window, and for modeAdmit the event ID's
 // reservation. ARGV public key, key hash, team slug, origin, window ms, limit, pending TTL ms,
-// pending value, mode. Lua strings are interned, so comparing the key hash is one pointer compare
-// whatever the input (constant time, as the control plane's comparison).
+// pending value, mode. It compares the SHA-256 of the private key, never the key: Lua compares
+// interned strings by pointer, and whatever timing creating the string may show could reveal only
+// bits of a hash, which does not lead to a key (docs/SECURITY.md).
 var edgeScript = redis.NewScript(`
 local src = redis.call("HMGET", KEYS[1], "pk", "skh", "app", "on", "origins")
 if not src[1] then return {"miss"} end
