@@ -37,7 +37,9 @@ func TestCustomerDaysFollowLanding(t *testing.T) {
 		daysSale(ws, "gid://partners/AppSaleAdjustment/1", shopAlpha, "refund", "USD", day(2, 23), -500, -425, synced),
 		daysSale(ws, "gid://partners/AppUsageSale/late", shopLate, "usage", "USD", day(0, 0), 700, 600, synced))
 	e.produceRecords(t, first)
-	agree := func(what string) {
+	// Waiting for every transaction, not just some: the consumer may land a produce in more
+	// than one batch, and each batch's days agree with what has landed so far.
+	agree := func(what string, want uint64) {
 		t.Helper()
 		eventually(t, what, func() bool {
 			var landed, n uint64
@@ -48,10 +50,10 @@ func TestCustomerDaysFollowLanding(t *testing.T) {
 			if err := e.ch.QueryRow(ctx, schemas.CustomerDaysMismatches, ws, ws).Scan(&n); err != nil {
 				t.Fatal(err)
 			}
-			return landed > 0 && n == 0
+			return landed == want && n == 0
 		})
 	}
-	agree("the first batch's days")
+	agree("the first batch's days", uint64(len(first)))
 	usage := func() (sales uint64, gross int64) {
 		t.Helper()
 		if err := e.ch.QueryRow(testenv.Ctx(t), `SELECT sum(usage_sales), sum(usage_gross_cents) FROM reporting_customer_days FINAL
@@ -74,5 +76,5 @@ WHERE workspace_id = ? AND public_id = ? AND currency = 'USD' AND day = ?`, ws, 
 	again = append(again, daysSale(ws, "gid://partners/AppUsageSale/new", shopAlpha, "usage", "USD", day(0, 12), 40, 30, synced.Add(time.Hour)))
 	e.produceRecords(t, again)
 	eventually(t, "the new sale counted once", func() bool { s, g := usage(); return s == 3 && g == 240 })
-	agree("the re-synced days")
+	agree("the re-synced days", uint64(len(again)))
 }
