@@ -103,6 +103,9 @@ type Migrator struct {
 	Database string
 	Locker   Locker
 	Log      *slog.Logger
+	// Cluster names the remote_servers cluster to create the tables on (cluster.go); empty for
+	// a single node.
+	Cluster string
 }
 
 const migrationsTable = "schema_migrations"
@@ -131,7 +134,12 @@ func (m *Migrator) Run(ctx context.Context) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if err := m.Server.Exec(ctx, "CREATE DATABASE IF NOT EXISTS "+m.Database); err != nil {
+	cl := Cluster{Name: m.Cluster, Database: m.Database}
+	onCluster := ""
+	if m.Cluster != "" {
+		onCluster = cl.on()
+	}
+	if err := m.Server.Exec(ctx, "CREATE DATABASE IF NOT EXISTS "+m.Database+onCluster); err != nil {
 		return Result{}, fmt.Errorf("create database %s: %w", m.Database, err)
 	}
 	unlock, err := m.Locker.Lock(ctx, "migrate:"+m.Database, 2*time.Minute)
@@ -144,8 +152,8 @@ func (m *Migrator) Run(ctx context.Context) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if err := db.Exec(ctx, MigrationsTableDDL); err != nil {
-		return Result{}, fmt.Errorf("create %s: %w", migrationsTable, err)
+	if err := m.createMigrationsTable(ctx, db, cl); err != nil {
+		return Result{}, err
 	}
 	applied, err := appliedMigrations(ctx, db)
 	if err != nil {
@@ -160,7 +168,13 @@ func (m *Migrator) Run(ctx context.Context) (Result, error) {
 			res.Current = mg.Version
 			continue
 		}
-		for i, st := range mg.Statements {
+		statements := mg.Statements
+		if m.Cluster != "" {
+			if statements, err = clusterStatements(cl, mg); err != nil {
+				return res, err
+			}
+		}
+		for i, st := range statements {
 			if err := db.Exec(ctx, st); err != nil && !alreadyApplied(st, err) {
 				return res, fmt.Errorf("migration %04d_%s statement %d: %w", mg.Version, mg.Name, i+1, err)
 			}
@@ -175,7 +189,7 @@ func (m *Migrator) Run(ctx context.Context) (Result, error) {
 	return res, nil
 }
 
-var addColumnRe = regexp.MustCompile(`(?is)^ALTER TABLE \S+ ADD COLUMN `)
+var addColumnRe = regexp.MustCompile(`(?is)^ALTER TABLE \S+ (ON CLUSTER \S+ )?ADD COLUMN `)
 
 // alreadyApplied recognises an ADD COLUMN that a crashed earlier run already applied. ClickHouse
 // 18.16 has no ADD COLUMN IF NOT EXISTS, so the migration uses a plain ADD COLUMN (valid on every
@@ -184,6 +198,49 @@ func alreadyApplied(statement string, err error) bool {
 	var ex *clickhouse.Exception
 	return addColumnRe.MatchString(statement) && errors.As(err, &ex) && (ex.Code == 44 || ex.Code == 15) &&
 		strings.Contains(ex.Message, "already exists")
+}
+
+// createMigrationsTable creates the bookkeeping table. On a cluster it is kept whole on every node
+// (cluster_keys.go), and a database whose table is not replicated was migrated as a single node:
+// its tables exist unsharded, and CREATE … IF NOT EXISTS would silently leave them so.
+func (m *Migrator) createMigrationsTable(ctx context.Context, db driver.Conn, cl Cluster) error {
+	ddl := []string{MigrationsTableDDL}
+	if m.Cluster != "" {
+		var err error
+		if ddl, err = cl.ClusterDDL(MigrationsTableDDL); err != nil {
+			return err
+		}
+	}
+	for _, st := range ddl {
+		if err := db.Exec(ctx, st); err != nil {
+			return fmt.Errorf("create %s: %w", migrationsTable, err)
+		}
+	}
+	if m.Cluster == "" {
+		return nil
+	}
+	var engine string
+	if err := db.QueryRow(ctx, selectTableEngine, m.Database, migrationsTable).Scan(&engine); err != nil {
+		return fmt.Errorf("read %s engine: %w", migrationsTable, err)
+	}
+	if !strings.HasPrefix(engine, "Replicated") {
+		return fmt.Errorf("database %s was migrated as a single node (%s is %s): cluster mode needs a new database", m.Database, migrationsTable, engine)
+	}
+	return nil
+}
+
+const selectTableEngine = `SELECT engine FROM system.tables WHERE database = ? AND name = ?`
+
+func clusterStatements(cl Cluster, mg Migration) ([]string, error) {
+	var out []string
+	for _, st := range mg.Statements {
+		ddl, err := cl.ClusterDDL(st)
+		if err != nil {
+			return nil, fmt.Errorf("migration %04d_%s: %w", mg.Version, mg.Name, err)
+		}
+		out = append(out, ddl...)
+	}
+	return out, nil
 }
 
 func appliedMigrations(ctx context.Context, db driver.Conn) (map[uint32]string, error) {

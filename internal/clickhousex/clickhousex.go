@@ -31,6 +31,10 @@ type Config struct {
 	// AnalystRefresh is how often the process component copies each workspace's rows into its
 	// analyst database; 0 leaves it to `revtrack admin analyst refresh --all`.
 	AnalystRefresh time.Duration
+	// Cluster names a remote_servers cluster of the servers' configuration; empty (the default)
+	// is a single node. With it, `revtrack migrate` creates every table ON CLUSTER as replicated
+	// local tables behind Distributed ones (schemas/cluster.go, deploy/README.md "ClickHouse").
+	Cluster string
 }
 
 // DefaultConfig targets the local stack. The user is revtrack's own, never the server's built-in
@@ -61,6 +65,8 @@ func (c *Config) RegisterFlags(fs *pflag.FlagSet) {
 		"and /api/admin/analyst-access write per-workspace analyst users (empty: that access is off)")
 	fs.DurationVar(&c.AnalystRefresh, "clickhouse-analyst-refresh-interval", c.AnalystRefresh, "how often the process component "+
 		"copies each workspace's current rows into its analyst database, one process of the deployment at a time (0: never)")
+	fs.StringVar(&c.Cluster, "clickhouse-cluster", c.Cluster, "name of the ClickHouse remote_servers cluster revtrack's tables span "+
+		"(replicated shards behind Distributed tables; empty: a single node)")
 }
 
 var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
@@ -77,6 +83,9 @@ func (c Config) Validate() error {
 	}
 	if c.DialTimeout <= 0 || c.ReadTimeout <= 0 {
 		errs = append(errs, errors.New("clickhouse timeouts must be positive"))
+	}
+	if c.Cluster != "" && !identRe.MatchString(c.Cluster) {
+		errs = append(errs, fmt.Errorf("clickhouse-cluster: %q is not a plain identifier", c.Cluster))
 	}
 	if c.AnalystRefresh < 0 {
 		errs = append(errs, errors.New("clickhouse-analyst-refresh-interval: must not be negative"))
@@ -109,6 +118,7 @@ func open(ctx context.Context, c Config, db string) (driver.Conn, error) {
 		// reporting summary runs up to eight) would otherwise close the connections beyond the idle
 		// limit when it ends and dial them again on the next request.
 		MaxIdleConns: c.MaxOpenConns,
+		Settings:     c.sessionSettings(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("clickhouse open %s: %w", c.Addr, err)
@@ -118,4 +128,19 @@ func open(ctx context.Context, c Config, db string) (driver.Conn, error) {
 		return nil, fmt.Errorf("clickhouse ping %s/%s: %w", c.Addr, db, err)
 	}
 	return conn, nil
+}
+
+// sessionSettings are the query settings of every connection. A single node needs none. On a
+// cluster, an IN or JOIN whose subquery reads a Distributed table inside a query on a Distributed
+// table is refused by default ('deny'); 'global' runs such a subquery once and ships its result to
+// every shard, which is right whatever the two tables' sharding keys are (deploy/README.md,
+// "ClickHouse"). Inserts through a Distributed table are synchronous, so that a write acknowledged
+// to a consumer is on its shard. Reads and writes both go to the first healthy replica of each
+// shard in the cluster's order ('in_order'), so a read right after a write (the sessionizer's, the
+// identity join's) finds it without waiting for replication.
+func (c Config) sessionSettings() clickhouse.Settings {
+	if c.Cluster == "" {
+		return nil
+	}
+	return clickhouse.Settings{"distributed_product_mode": "global", "insert_distributed_sync": 1, "load_balancing": "in_order"}
 }

@@ -32,6 +32,7 @@ func Migrate(ctx context.Context, ch clickhousex.Config, rdb *redis.Client, pref
 		Database: ch.Database,
 		Locker:   redisx.Locker{Client: rdb, Prefix: prefix},
 		Log:      log,
+		Cluster:  ch.Cluster,
 		DB: func(ctx context.Context) (driver.Conn, error) {
 			var err error
 			db, err = clickhousex.Open(ctx, ch)

@@ -1,0 +1,1 @@
+ALTER TABLE revtrack.ad_mappings ADD COLUMN disabled_cause String DEFAULT '';
