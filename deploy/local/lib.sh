@@ -186,3 +186,82 @@ apt_install() {
 		"${apt[@]}" install "$@" </dev/null >&2
 	fi
 }
+
+# ---- shared by stack and cluster ---------------------------------------------------------------
+# Expect SCRIPT_DIR, CH_DIR and the CLICKHOUSE_* user settings of the caller.
+
+clickhouse_server_cmd() {
+	# Debian 12 ships /usr/sbin/clickhouse-server (often not on a non-root PATH); newer packages
+	# ship only the multi-call `clickhouse server`.
+	if command -v clickhouse-server >/dev/null; then
+		CH_SERVER=(clickhouse-server)
+	elif [[ -x /usr/sbin/clickhouse-server ]]; then
+		CH_SERVER=(/usr/sbin/clickhouse-server)
+	elif command -v clickhouse >/dev/null; then
+		CH_SERVER=(clickhouse server)
+	else
+		return 1
+	fi
+}
+
+# stack_secret <name> <override-var>: the value of <override-var> if set, else a password generated at
+# the first call and kept in <stack dir>/clickhouse/<name>.password (mode 600). Two racing first calls
+# agree: the first file written wins.
+stack_secret() {
+	local name=$1 override=$2
+	if [[ -n ${!override:-} ]]; then
+		printf '%s' "${!override}"
+		return
+	fi
+	local f=$CH_DIR/$name.password
+	if [[ ! -s $f ]]; then
+		mkdir -p "$CH_DIR"
+		(umask 077 && od -An -tx1 -N16 /dev/urandom | tr -d ' \n' >"$f.$$")
+		mv -n "$f.$$" "$f"
+		rm -f "$f.$$"
+	fi
+	cat "$f"
+}
+
+sha256_of() { printf '%s' "$1" | sha256sum | cut -d' ' -f1; }
+
+# render_if_changed <template> <dest> VAR...: renders, and replaces dest only when the content changed,
+# since every rewrite makes ClickHouse reload its users.
+render_if_changed() {
+	local src=$1 dst=$2
+	shift 2
+	render "$src" "$dst.new" "$@"
+	if cmp -s "$dst.new" "$dst"; then
+		rm -f "$dst.new"
+		return 1
+	fi
+	mv -f "$dst.new" "$dst"
+}
+
+# clickhouse_users writes users.xml and users.d/{revtrack,analyst}.xml. ClickHouse watches them and
+# reloads users within seconds, so this also applies to a server that is already running: `up` calls
+# it every time (a stack started before `default` had a password gets one at the next `up`).
+clickhouse_users() {
+	local dir=$CH_DIR/users.d
+	mkdir -p "$dir"
+	DEFAULT_PASSWORD_SHA256=$(sha256_of "$(stack_secret default CLICKHOUSE_DEFAULT_PASSWORD)")
+	render_if_changed "$SCRIPT_DIR/clickhouse/users.xml.tmpl" "$CH_DIR/users.xml" DEFAULT_PASSWORD_SHA256 &&
+		log "wrote $CH_DIR/users.xml (user 'default' with the password in $CH_DIR/default.password)"
+	SERVICE_USER=$CLICKHOUSE_SERVICE_USER
+	SERVICE_PASSWORD_SHA256=$(sha256_of "$(stack_secret revtrack CLICKHOUSE_PASSWORD)")
+	render_if_changed "$SCRIPT_DIR/clickhouse/revtrack.xml.tmpl" "$dir/revtrack.xml" SERVICE_USER SERVICE_PASSWORD_SHA256 &&
+		log "wrote $dir/revtrack.xml (ClickHouse user '$SERVICE_USER' for revtrack)"
+	ANALYST_USER=$CLICKHOUSE_ANALYST_USER
+	ANALYST_DATABASE=$CLICKHOUSE_ANALYST_DATABASE
+	ANALYST_PASSWORD_SHA256=$(sha256_of "$(stack_secret analyst CLICKHOUSE_ANALYST_PASSWORD)")
+	render_if_changed "$SCRIPT_DIR/clickhouse/analyst.xml.tmpl" "$dir/analyst.xml" ANALYST_USER ANALYST_DATABASE ANALYST_PASSWORD_SHA256 &&
+		log "wrote $dir/analyst.xml (read-only ClickHouse user '$ANALYST_USER' on every workspace of database $ANALYST_DATABASE)"
+	return 0
+}
+
+# Serialises up/down of one stack (two CI jobs, or a user and a test, racing on the same dir).
+take_lock() {
+	mkdir -p "$STACK_DIR"
+	exec 9>"$STACK_DIR/.lock"
+	flock -w 600 9 || die "could not lock $STACK_DIR/.lock"
+}
