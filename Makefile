@@ -160,3 +160,17 @@ test-faults: tools build ## Fault suite: kill -9/SIGTERM each component, kill ea
 
 clean: ## Remove build output
 	rm -rf bin
+
+# The local cluster (deploy/README.md, "Local cluster"): ZooKeeper, ClickHouse 2 shards x 2 replicas,
+# 3 Kafka brokers, Redis Cluster of 3 primaries, on ports 5xxxx beside the single-node stacks.
+# cluster-stack-test checks the shape itself (tests/cluster): replication, a broker down, the slots.
+CLUSTER_STACK := deploy/local/stack
+.PHONY: cluster-up cluster-down cluster-stack-test
+cluster-up: ## Start the local cluster (deploy/local/stack up --cluster; ~3.5 GiB)
+	$(CLUSTER_STACK) up --cluster
+
+cluster-down: ## Stop the local cluster (its data stays under .stack/cluster)
+	$(CLUSTER_STACK) down --cluster
+
+cluster-stack-test: cluster-up ## Check the local cluster: a replicated insert, a Kafka broker down, Redis slots on 3 primaries
+	eval "$$($(CLUSTER_STACK) env --cluster)"; REVTRACK_CLUSTER_TESTS=1 $(GO) test -count=1 -v ./tests/cluster/
