@@ -39,6 +39,10 @@ var replicatedEngines = map[string]string{
 	"AggregatingMergeTree": "ReplicatedAggregatingMergeTree",
 }
 
+// EveryNode starts a statement the migrator runs on each node of the cluster in turn, not ON
+// CLUSTER. It is a comment, so the statement stays valid SQL.
+const EveryNode = "/* on every node */ "
+
 // LocalTable is the name of a sharded table's replicated table on each shard.
 func LocalTable(table string) string { return table + "_local" }
 
@@ -186,9 +190,11 @@ func knownRelation(name string) bool {
 }
 
 // A column added to a sharded table is added to its local table on every node and to the
-// Distributed table over it; a mutation runs on the local tables. A table kept whole on every
-// node is altered once, on this node: replication carries the change to every other replica of
-// its group (ON CLUSTER would apply it once per shard, to the same group).
+// Distributed table over it; a mutation runs on the local tables. ClickHouse 18.16 refuses an
+// ALTER ON CLUSTER of a table that is not replicated on a cluster whose shards replicate
+// themselves, so the Distributed table is altered on each node in turn (EveryNode). A table kept
+// whole on every node is altered once, on this node: replication carries the change to every
+// other replica of its group (ON CLUSTER would apply it once per shard, to the same group).
 func (c Cluster) alter(statement string) ([]string, error) {
 	m := alterRe.FindStringSubmatch(statement)
 	name, verb, rest := m[1], m[2], m[3]
@@ -201,7 +207,7 @@ func (c Cluster) alter(statement string) ([]string, error) {
 	}
 	out := []string{"ALTER TABLE " + c.q(LocalTable(name)) + c.on() + " " + verb + " " + rest}
 	if verb == "ADD COLUMN" {
-		out = append(out, "ALTER TABLE "+c.q(name)+c.on()+" "+verb+" "+rest)
+		out = append(out, EveryNode+"ALTER TABLE "+c.q(name)+" "+verb+" "+rest)
 	}
 	return out, nil
 }

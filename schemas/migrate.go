@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net"
 	"regexp"
 	"sort"
 	"strconv"
@@ -106,6 +107,9 @@ type Migrator struct {
 	// Cluster names the remote_servers cluster to create the tables on (cluster.go); empty for
 	// a single node.
 	Cluster string
+	// Node connects to one node of the cluster (host:port of the native protocol, as the cluster's
+	// definition names it), for the statements that run on each node in turn (EveryNode).
+	Node func(ctx context.Context, addr string) (driver.Conn, error)
 }
 
 const migrationsTable = "schema_migrations"
@@ -175,7 +179,7 @@ func (m *Migrator) Run(ctx context.Context) (Result, error) {
 			}
 		}
 		for i, st := range statements {
-			if err := db.Exec(ctx, st); err != nil && !alreadyApplied(st, err) {
+			if err := m.exec(ctx, db, st); err != nil {
 				return res, fmt.Errorf("migration %04d_%s statement %d: %w", mg.Version, mg.Name, i+1, err)
 			}
 		}
@@ -199,6 +203,65 @@ func alreadyApplied(statement string, err error) bool {
 	return addColumnRe.MatchString(statement) && errors.As(err, &ex) && (ex.Code == 44 || ex.Code == 15) &&
 		strings.Contains(ex.Message, "already exists")
 }
+
+// exec runs one statement: on the connected node, or on every node of the cluster in turn. A
+// column a crashed earlier run already added counts as added, on each node.
+func (m *Migrator) exec(ctx context.Context, db driver.Conn, st string) error {
+	if !strings.HasPrefix(st, EveryNode) {
+		if err := db.Exec(ctx, st); err != nil && !alreadyApplied(st, err) {
+			return err
+		}
+		return nil
+	}
+	st = strings.TrimPrefix(st, EveryNode)
+	if m.Node == nil {
+		return errors.New("cluster mode: no way to connect to each node (Migrator.Node)")
+	}
+	addrs, err := clusterNodes(ctx, db, m.Cluster)
+	if err != nil {
+		return err
+	}
+	for _, addr := range addrs {
+		conn, err := m.Node(ctx, addr)
+		if err != nil {
+			return fmt.Errorf("node %s: %w", addr, err)
+		}
+		err = conn.Exec(ctx, st)
+		_ = conn.Close()
+		if err != nil && !alreadyApplied(st, err) {
+			return fmt.Errorf("node %s: %w", addr, err)
+		}
+	}
+	return nil
+}
+
+// clusterNodes lists the native-protocol address of every node of the cluster, as the connected
+// node's configuration names them.
+func clusterNodes(ctx context.Context, db driver.Conn, cluster string) ([]string, error) {
+	rows, err := db.Query(ctx, selectClusterNodes, cluster)
+	if err != nil {
+		return nil, fmt.Errorf("list the nodes of cluster %s: %w", cluster, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var host string
+		var port uint16
+		if err := rows.Scan(&host, &port); err != nil {
+			return nil, err
+		}
+		out = append(out, net.JoinHostPort(host, strconv.Itoa(int(port))))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("cluster %s: no node in system.clusters", cluster)
+	}
+	return out, nil
+}
+
+const selectClusterNodes = `SELECT host_name, port FROM system.clusters WHERE cluster = ? ORDER BY shard_num, replica_num`
 
 // createMigrationsTable creates the bookkeeping table. On a cluster it is kept whole on every node
 // (cluster_keys.go), and a database whose table is not replicated was migrated as a single node:

@@ -127,20 +127,56 @@ func open(ctx context.Context, c Config, db string) (driver.Conn, error) {
 		_ = conn.Close()
 		return nil, fmt.Errorf("clickhouse ping %s/%s: %w", c.Addr, db, err)
 	}
+	if c.Cluster != "" {
+		if err := checkClusterProfile(ctx, conn); err != nil {
+			_ = conn.Close()
+			return nil, err
+		}
+	}
 	return conn, nil
 }
 
-// sessionSettings are the query settings of every connection. A single node needs none. On a
-// cluster, an IN or JOIN whose subquery reads a Distributed table inside a query on a Distributed
-// table is refused by default ('deny'); 'global' runs such a subquery once and ships its result to
-// every shard, which is right whatever the two tables' sharding keys are (deploy/README.md,
-// "ClickHouse"). Inserts through a Distributed table are synchronous, so that a write acknowledged
-// to a consumer is on its shard. Reads and writes both go to the first healthy replica of each
-// shard in the cluster's order ('in_order'), so a read right after a write (the sessionizer's, the
-// identity join's) finds it without waiting for replication.
+// sessionSettings are the query settings every connection sends. A single node needs none. On a
+// cluster, inserts through a Distributed table are synchronous, so that a write acknowledged to a
+// consumer is on its shard, not queued on the node that took it.
 func (c Config) sessionSettings() clickhouse.Settings {
 	if c.Cluster == "" {
 		return nil
 	}
-	return clickhouse.Settings{"distributed_product_mode": "global", "insert_distributed_sync": 1, "load_balancing": "in_order"}
+	return clickhouse.Settings{"insert_distributed_sync": 1}
+}
+
+// clusterProfile is what revtrack's user profile must set on every node of a cluster. The driver
+// cannot send a setting of type string to ClickHouse 18.16 (its protocol sends settings in their
+// own binary types, and the driver encodes only numbers for it), so these come from the profile.
+// An IN or JOIN whose subquery reads a Distributed table inside a query on a Distributed table is
+// refused by default ('deny'); 'global' runs the subquery once and ships its result to every
+// shard, right whatever the two tables' sharding keys are. 'in_order' sends reads and writes to
+// the first healthy replica of each shard in the cluster's order, so a read right after a write
+// (the sessionizer's, the identity join's) finds it without waiting for replication.
+var clusterProfile = map[string]string{"distributed_product_mode": "global", "load_balancing": "in_order"}
+
+// checkClusterProfile refuses a cluster connection whose profile lacks clusterProfile: queries
+// would be refused, or read a replica that has not caught up.
+func checkClusterProfile(ctx context.Context, conn driver.Conn) error {
+	rows, err := conn.Query(ctx, "SELECT name, value FROM system.settings WHERE name IN ('distributed_product_mode', 'load_balancing')")
+	if err != nil {
+		return fmt.Errorf("clickhouse cluster settings: %w", err)
+	}
+	defer rows.Close()
+	var errs []error
+	for rows.Next() {
+		var name, value string
+		if err := rows.Scan(&name, &value); err != nil {
+			return err
+		}
+		if want := clusterProfile[name]; value != want {
+			errs = append(errs, fmt.Errorf("%s is %q", name, value))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("clickhouse-cluster: the user's profile must set distributed_product_mode = 'global' and load_balancing = 'in_order' "+
+			"on every node (deploy/README.md, \"ClickHouse\"): %w", err)
+	}
+	return rows.Err()
 }

@@ -20,7 +20,7 @@ import (
 
 // Migrate applies pending migrations to the configured database. It is safe to call from several
 // processes at once: the Redis lock serialises them and each re-reads what was applied.
-func Migrate(ctx context.Context, ch clickhousex.Config, rdb *redis.Client, prefix string, log *slog.Logger) (schemas.Result, error) {
+func Migrate(ctx context.Context, ch clickhousex.Config, rdb redis.UniversalClient, prefix string, log *slog.Logger) (schemas.Result, error) {
 	srv, err := clickhousex.OpenServer(ctx, ch)
 	if err != nil {
 		return schemas.Result{}, err
@@ -33,6 +33,12 @@ func Migrate(ctx context.Context, ch clickhousex.Config, rdb *redis.Client, pref
 		Locker:   redisx.Locker{Client: rdb, Prefix: prefix},
 		Log:      log,
 		Cluster:  ch.Cluster,
+		Node: func(ctx context.Context, addr string) (driver.Conn, error) {
+			// A node's own tables: its connection needs none of the cluster's session checks.
+			c := ch
+			c.Addr, c.Cluster = addr, ""
+			return clickhousex.Open(ctx, c)
+		},
 		DB: func(ctx context.Context) (driver.Conn, error) {
 			var err error
 			db, err = clickhousex.Open(ctx, ch)

@@ -1,6 +1,6 @@
 ALTER TABLE revtrack.platform_customers_local ON CLUSTER revtrack ADD COLUMN public_id String DEFAULT '';
 
-ALTER TABLE revtrack.platform_customers ON CLUSTER revtrack ADD COLUMN public_id String DEFAULT '';
+/* on every node */ ALTER TABLE revtrack.platform_customers ADD COLUMN public_id String DEFAULT '';
 
 CREATE TABLE IF NOT EXISTS revtrack.customer_exclusions ON CLUSTER revtrack (
     workspace_id String,

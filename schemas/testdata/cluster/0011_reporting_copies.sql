@@ -1,14 +1,14 @@
 ALTER TABLE revtrack.platform_charges_local ON CLUSTER revtrack ADD COLUMN state_events Array(UInt64) DEFAULT emptyArrayUInt64();
 
-ALTER TABLE revtrack.platform_charges ON CLUSTER revtrack ADD COLUMN state_events Array(UInt64) DEFAULT emptyArrayUInt64();
+/* on every node */ ALTER TABLE revtrack.platform_charges ADD COLUMN state_events Array(UInt64) DEFAULT emptyArrayUInt64();
 
 ALTER TABLE revtrack.platform_charges_local ON CLUSTER revtrack ADD COLUMN customer_uninstalls Array(DateTime('UTC')) DEFAULT emptyArrayDateTime();
 
-ALTER TABLE revtrack.platform_charges ON CLUSTER revtrack ADD COLUMN customer_uninstalls Array(DateTime('UTC')) DEFAULT emptyArrayDateTime();
+/* on every node */ ALTER TABLE revtrack.platform_charges ADD COLUMN customer_uninstalls Array(DateTime('UTC')) DEFAULT emptyArrayDateTime();
 
 ALTER TABLE revtrack.platform_charges_local ON CLUSTER revtrack ADD COLUMN states_derived UInt8 DEFAULT 0;
 
-ALTER TABLE revtrack.platform_charges ON CLUSTER revtrack ADD COLUMN states_derived UInt8 DEFAULT 0;
+/* on every node */ ALTER TABLE revtrack.platform_charges ADD COLUMN states_derived UInt8 DEFAULT 0;
 
 CREATE TABLE IF NOT EXISTS revtrack.reporting_customers_local ON CLUSTER revtrack (
     workspace_id       String,

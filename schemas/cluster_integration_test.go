@@ -1,0 +1,158 @@
+package schemas
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/revtrack/revtrack/internal/clickhousex"
+)
+
+// The cluster tests run against the local stack's cluster shape (deploy/local/stack up --cluster:
+// ClickHouse 18.16, 2 shards x 2 replicas as cluster revtrack) when REVTRACK_CLUSTER_TESTS=1, with
+// the variables `deploy/local/stack env --cluster` prints. Each test migrates a database of its own
+// and drops it ON CLUSTER at the end.
+
+type clusterEnv struct {
+	cfg   clickhousex.Config
+	conn  driver.Conn
+	nodes map[string]driver.Conn // address: connection to the test's database on that node
+	addrs []string               // every node, the first one first
+}
+
+func newClusterEnv(t *testing.T) *clusterEnv {
+	t.Helper()
+	if os.Getenv("REVTRACK_CLUSTER_TESTS") != "1" {
+		t.Skip("cluster tests run with REVTRACK_CLUSTER_TESTS=1 against deploy/local/stack up --cluster")
+	}
+	cfg := clickhousex.DefaultConfig()
+	cfg.Addr = os.Getenv("REVTRACK_CLICKHOUSE_ADDR")
+	cfg.Cluster = os.Getenv("REVTRACK_CLICKHOUSE_CLUSTER")
+	cfg.Username = os.Getenv("REVTRACK_CLICKHOUSE_USERNAME")
+	cfg.Password = os.Getenv("REVTRACK_CLICKHOUSE_PASSWORD")
+	cfg.ReadTimeout = 3 * time.Minute
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	cfg.Database = "cluster_test_" + hex.EncodeToString(b)
+	if cfg.Cluster == "" {
+		t.Fatal("REVTRACK_CLICKHOUSE_CLUSTER is empty: run `eval \"$(deploy/local/stack env --cluster)\"`")
+	}
+	ctx := context.Background()
+	// The test's connections skip the profile check (TestClusterProfileIsChecked covers it) and
+	// name the settings the test relies on itself.
+	plain := cfg
+	plain.Cluster = ""
+	srv, err := clickhousex.OpenServer(ctx, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Exec(context.Background(), "DROP DATABASE IF EXISTS "+cfg.Database+" ON CLUSTER "+cfg.Cluster); err != nil {
+			t.Errorf("drop %s: %v", cfg.Database, err)
+		}
+		_ = srv.Close()
+	})
+	m := &Migrator{
+		Server: srv, Database: cfg.Database, Cluster: cfg.Cluster, Locker: noLock{},
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		DB:  func(ctx context.Context) (driver.Conn, error) { return clickhousex.Open(ctx, plain) },
+		Node: func(ctx context.Context, addr string) (driver.Conn, error) {
+			c := plain
+			c.Addr = addr
+			return clickhousex.Open(ctx, c)
+		},
+	}
+	start := time.Now()
+	res, err := m.Run(ctx)
+	if err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	t.Logf("migrated %d migrations in %s", len(res.Applied), time.Since(start).Round(time.Millisecond))
+	if again, err := m.Run(ctx); err != nil || len(again.Applied) != 0 {
+		t.Fatalf("second run applied %v, err %v", again.Applied, err)
+	}
+	e := &clusterEnv{cfg: cfg, nodes: map[string]driver.Conn{}}
+	e.addrs = append([]string{cfg.Addr}, strings.Split(os.Getenv("STACK_CLICKHOUSE_NODES"), ",")...)
+	for _, a := range e.addrs {
+		c := plain
+		c.Addr = a
+		conn, err := clickhousex.Open(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = conn.Close() })
+		e.nodes[a] = conn
+	}
+	e.conn, err = clickhouse.Open(&clickhouse.Options{
+		Addr: []string{cfg.Addr}, Protocol: clickhouse.Native, ReadTimeout: cfg.ReadTimeout,
+		Auth:     clickhouse.Auth{Database: cfg.Database, Username: cfg.Username, Password: cfg.Password},
+		Settings: clickhouse.Settings{"insert_distributed_sync": 1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.conn.Close() })
+	return e
+}
+
+type noLock struct{}
+
+func (noLock) Lock(context.Context, string, time.Duration) (func(context.Context) error, error) {
+	return func(context.Context) error { return nil }, nil
+}
+
+func (e *clusterEnv) count(t *testing.T, conn driver.Conn, q string) uint64 {
+	t.Helper()
+	var n uint64
+	if err := conn.QueryRow(context.Background(), q).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+func (e *clusterEnv) exec(t *testing.T, q string) {
+	t.Helper()
+	if err := e.conn.Exec(context.Background(), q); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
+// strings of one column from one node's query.
+func (e *clusterEnv) column(t *testing.T, conn driver.Conn, q string) []string {
+	t.Helper()
+	rows, err := conn.Query(context.Background(), q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// eventually polls until cond holds (replication is asynchronous) or a minute passes.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
