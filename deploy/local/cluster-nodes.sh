@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The node kinds of deploy/local/cluster: <kind>_start|answers|ports|logs <arg>. Sourced, not executed.
 
 # ---- zookeeper --------------------------------------------------------------------------------

@@ -1,0 +1,163 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/revtrack/revtrack/internal/kafkax"
+	"github.com/revtrack/revtrack/schemas"
+	"github.com/revtrack/revtrack/schemas/bootstrap"
+)
+
+// TestKafkaTopicsSurviveOneBrokerDown: the topics `revtrack migrate` creates on the cluster have three
+// replicas and need two in sync; the project's producer (acks=all, idempotent) keeps writing with
+// kafka-2 stopped, every acknowledged record reads back, and kafka-2 catches up once started.
+func TestKafkaTopicsSurviveOneBrokerDown(t *testing.T) {
+	e := env(t, "REVTRACK_KAFKA_BROKERS", "REVTRACK_KAFKA_REPLICATION_FACTOR")
+	brokers := strings.Split(e["REVTRACK_KAFKA_BROKERS"], ",")
+	rf, err := strconv.ParseInt(e["REVTRACK_KAFKA_REPLICATION_FACTOR"], 10, 16)
+	if err != nil || rf != 3 || len(brokers) != 3 {
+		t.Fatalf("REVTRACK_KAFKA_BROKERS = %q, REVTRACK_KAFKA_REPLICATION_FACTOR = %q: want 3 brokers and 3",
+			e["REVTRACK_KAFKA_BROKERS"], e["REVTRACK_KAFKA_REPLICATION_FACTOR"])
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	c := kafkax.DefaultConfig()
+	c.Brokers, c.ReplicationFactor, c.TopicSuffix = brokers, int16(rf), ".cluster-test-"+randomSuffix(t)
+
+	admin, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	adm := kadm.NewClient(admin)
+	if err := bootstrap.EnsureTopics(ctx, admin, c); err != nil {
+		t.Fatalf("create the topics: %v", err)
+	}
+	var names []string
+	for _, s := range bootstrap.TopicSpecs() {
+		names = append(names, c.Topic(s.Name))
+	}
+	t.Cleanup(func() { _, _ = adm.DeleteTopics(context.Background(), names...) })
+	checkReplicas(ctx, t, adm, names)
+
+	stackNode(t, "stop", "kafka-2")
+	restarted := false
+	t.Cleanup(func() {
+		if !restarted {
+			stackNode(t, "start", "kafka-2")
+		}
+	})
+
+	// Seeds without kafka-2: a process that starts while it is down must not depend on it.
+	pc := c
+	pc.Brokers = []string{brokers[0], brokers[2]}
+	producer, err := kafkax.NewProducer(pc, "cluster-test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer producer.Close()
+	topic := c.Topic(schemas.TopicServerEvents)
+	const n = 600
+	records := make([]*kgo.Record, n)
+	for i := range records {
+		records[i] = &kgo.Record{Topic: topic, Key: []byte(fmt.Sprintf("src:%d", i%50)), Value: []byte(strconv.Itoa(i))}
+	}
+	start := time.Now()
+	if err := producer.ProduceSync(ctx, records...).FirstErr(); err != nil {
+		t.Fatalf("produce with kafka-2 down: %v", err)
+	}
+	t.Logf("%d records acknowledged (acks=all) with kafka-2 down in %v", n, time.Since(start).Round(time.Millisecond))
+	// Acknowledged by two in-sync replicas, not three: kafka-2 was out of every ISR.
+	details, err := adm.ListTopics(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range details[topic].Partitions {
+		for _, id := range p.ISR {
+			if id == 2 {
+				t.Fatalf("partition %d lists kafka-2 in sync (ISR %v) while it is stopped", p.Partition, p.ISR)
+			}
+		}
+	}
+
+	stackNode(t, "start", "kafka-2")
+	restarted = true
+	start = time.Now()
+	for !allInSync(ctx, t, adm, topic) {
+		if time.Since(start) > 90*time.Second {
+			t.Fatalf("kafka-2 not back in every ISR of %s 90 s after it answered", topic)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Logf("kafka-2 back in every ISR %v after it answered", time.Since(start).Round(time.Millisecond))
+
+	consumer, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer consumer.Close()
+	seen, total := map[string]bool{}, 0
+	for len(seen) < n && ctx.Err() == nil {
+		consumer.PollFetches(ctx).EachRecord(func(r *kgo.Record) { seen[string(r.Value)] = true; total++ })
+	}
+	if len(seen) != n || total != n {
+		t.Fatalf("read back %d records (%d distinct) of %d acknowledged", total, len(seen), n)
+	}
+}
+
+// checkReplicas: every topic has 3 replicas per partition and inherits min.insync.replicas=2.
+func checkReplicas(ctx context.Context, t *testing.T, adm *kadm.Client, names []string) {
+	t.Helper()
+	details, err := adm.ListTopics(ctx, names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		for _, p := range details[name].Partitions {
+			if len(p.Replicas) != 3 {
+				t.Fatalf("%s partition %d has replicas %v, want 3", name, p.Partition, p.Replicas)
+			}
+		}
+	}
+	configs, err := adm.DescribeTopicConfigs(ctx, names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range configs {
+		if rc.Err != nil {
+			t.Fatalf("%s: %v", rc.Name, rc.Err)
+		}
+		got := "unset"
+		for _, cfg := range rc.Configs {
+			if cfg.Key == "min.insync.replicas" {
+				got = cfg.MaybeValue()
+			}
+		}
+		if got != "2" {
+			t.Fatalf("%s: min.insync.replicas %s, want 2 (the brokers' default)", rc.Name, got)
+		}
+	}
+}
+
+func allInSync(ctx context.Context, t *testing.T, adm *kadm.Client, topic string) bool {
+	t.Helper()
+	details, err := adm.ListTopics(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range details[topic].Partitions {
+		if len(p.ISR) != 3 {
+			return false
+		}
+	}
+	return true
+}
