@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/revtrack/revtrack/internal/redisx"
 )
 
 // KeyUseInterval is how often, at most, one instance records that a key was used: last-used is
@@ -60,7 +62,7 @@ func (s *Store) keysLastUsed(ctx context.Context, keys []APIKey) (map[string]tim
 	for i, k := range keys {
 		names[i] = s.keyUsedKey(k.ID)
 	}
-	vals, err := s.rdb.MGet(ctx, names...).Result()
+	vals, err := redisx.MGet(ctx, s.rdb, names...) // one key per API key: several slots of a cluster
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/revtrack/revtrack/internal/redisx"
 )
 
 // Key prefixes of tracking sources (docs/TRACKING.md, "1. Create a tracking source").
@@ -111,17 +114,28 @@ func (s *Store) writeSource(ctx context.Context, src Source, oldPK, oldSKHash st
 	}
 	live, _ := json.Marshal(cachedSource{Source: src, PrivateKeyHash: src.privateKeyHash})
 	gone, _ := json.Marshal(cachedSource{Gone: true})
-	pipe := s.rdb.TxPipeline()
-	pipe.Set(ctx, s.pkCacheKey(src.PublicKey), live, s.CacheTTL)
-	pipe.Set(ctx, s.skCacheKey(src.privateKeyHash), live, s.CacheTTL)
-	if oldPK != "" && oldPK != src.PublicKey {
-		pipe.Set(ctx, s.pkCacheKey(oldPK), gone, s.CacheTTL)
-	}
-	if oldSKHash != "" && oldSKHash != src.privateKeyHash {
-		pipe.Set(ctx, s.skCacheKey(oldSKHash), gone, s.CacheTTL)
-	}
-	s.publishEdgeSource(ctx, pipe, src) // the edge's flat copy, in the same MULTI (sources_edge.go)
-	if _, err := pipe.Exec(ctx); err != nil {
+	// One MULTI on a single Redis. The entries are found from unrelated keys (each public key and
+	// private-key hash), so on a Redis Cluster they are in several slots and redisx.Tx writes them
+	// one after another, in an order that is safe to read between: first the edge's flat copy
+	// (sources_edge.go), which the edge checks first and which already names the new keys, then the
+	// tombstones, so a rotated-away key stops resolving before the new one is published (until then
+	// the new one misses the cache and is read from ClickHouse, which has it).
+	err = redisx.Tx(ctx, s.rdb,
+		func(p redis.Pipeliner) { s.publishEdgeSource(ctx, p, src) },
+		func(p redis.Pipeliner) {
+			if oldPK != "" && oldPK != src.PublicKey {
+				p.Set(ctx, s.pkCacheKey(oldPK), gone, s.CacheTTL)
+			}
+		},
+		func(p redis.Pipeliner) {
+			if oldSKHash != "" && oldSKHash != src.privateKeyHash {
+				p.Set(ctx, s.skCacheKey(oldSKHash), gone, s.CacheTTL)
+			}
+		},
+		func(p redis.Pipeliner) { p.Set(ctx, s.pkCacheKey(src.PublicKey), live, s.CacheTTL) },
+		func(p redis.Pipeliner) { p.Set(ctx, s.skCacheKey(src.privateKeyHash), live, s.CacheTTL) },
+	)
+	if err != nil {
 		return fmt.Errorf("publish tracking source: %w", err)
 	}
 	return nil
@@ -249,15 +263,33 @@ func (s *Store) SourceByPublicKey(ctx context.Context, pk string) (Source, error
 	return cs.Source, nil
 }
 
-// resolveScript reads a cached source and, in the same round trip, its cached workspace: the edge
-// needs both on every request. A key outside KEYS is read, which a single Redis (or a proxy in front
-// of a cluster) allows; see deploy/README.md.
+// resolveScript reads a cached source and, in the same round trip, its cached workspace
+// (wsCacheKey: ARGV[1] .. workspace ID .. ARGV[2]): the edge needs both on every request. The
+// workspace's key is not in KEYS, which a single Redis allows but a Redis Cluster does not (the key
+// is in another slot, found only from the source), so on a cluster resolve reads the two in turn.
 var resolveScript = redis.NewScript(`
 local src = redis.call("GET", KEYS[1])
 if not src then return {false, false} end
 local ok, obj = pcall(cjson.decode, src)
 if not ok or type(obj) ~= "table" or obj.gone or type(obj.workspaceId) ~= "string" then return {src, false} end
-return {src, redis.call("GET", ARGV[1] .. obj.workspaceId)}`)
+return {src, redis.call("GET", ARGV[1] .. obj.workspaceId .. ARGV[2])}`)
+
+// resolveCached reads what resolveScript reads: the cached source (or nil) and, when the source is
+// cached and live, its cached workspace (or nil).
+func (s *Store) resolveCached(ctx context.Context, pk string) ([]any, error) {
+	if !redisx.Sharded(s.rdb) {
+		return resolveScript.Run(ctx, s.rdb, []string{s.pkCacheKey(pk)}, s.prefix+"ws:{", "}").Slice()
+	}
+	src, err := s.rdb.Get(ctx, s.pkCacheKey(pk)).Result()
+	if errors.Is(err, redis.Nil) {
+		return []any{nil, nil}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	// The workspace is read by resolve below (Store.Workspace) when it is not returned here.
+	return []any{src, nil}, nil
+}
 
 // SourceWithWorkspace resolves a public key to its source and the source's workspace, from the cache
 // in one round trip when both are there. Errors as SourceByPublicKey.
@@ -270,7 +302,7 @@ func (s *Store) SourceWithWorkspace(ctx context.Context, pk string) (Source, Wor
 }
 
 func (s *Store) resolve(ctx context.Context, pk string) (cachedSource, Workspace, error) {
-	res, err := resolveScript.Run(ctx, s.rdb, []string{s.pkCacheKey(pk)}, s.prefix+"ws:").Slice()
+	res, err := s.resolveCached(ctx, pk)
 	if err != nil {
 		return cachedSource{}, Workspace{}, fmt.Errorf("source cache: %w", err)
 	}

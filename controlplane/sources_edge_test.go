@@ -13,7 +13,7 @@ import (
 	"github.com/revtrack/revtrack/schemas/bootstrap"
 )
 
-func storeWithRedis(t *testing.T) (*controlplane.Store, *redis.Client) {
+func storeWithRedis(t *testing.T) (*controlplane.Store, redis.UniversalClient) {
 	t.Helper()
 	ctx := testenv.Ctx(t)
 	chc := testenv.ClickHouseConfig(t)

@@ -17,7 +17,7 @@ import (
 // Store is the control plane's only way to ClickHouse and its Redis cache.
 type Store struct {
 	ch     driver.Conn
-	rdb    *redis.Client
+	rdb    redis.UniversalClient
 	prefix string
 	now    func() time.Time
 	// CacheTTL bounds how long a cached key lookup lives; writes update the cache directly, so the TTL
@@ -32,7 +32,7 @@ type Store struct {
 }
 
 // NewStore returns a store; prefix namespaces its Redis keys.
-func NewStore(ch driver.Conn, rdb *redis.Client, prefix string) *Store {
+func NewStore(ch driver.Conn, rdb redis.UniversalClient, prefix string) *Store {
 	return &Store{ch: ch, rdb: rdb, prefix: prefix, now: time.Now, CacheTTL: 10 * time.Minute}
 }
 
@@ -114,15 +114,24 @@ func (s *Store) putWorkspace(ctx context.Context, w Workspace) error {
 	if err != nil {
 		return err
 	}
-	// The edge's flat copy goes in the same MULTI (sources_edge.go).
-	pipe := s.rdb.TxPipeline()
-	pipe.Set(ctx, s.prefix+"ws:"+w.ID, b, s.CacheTTL)
-	s.publishEdgeWorkspace(ctx, pipe, w)
-	if _, err := pipe.Exec(ctx); err != nil {
+	// The edge's flat copy goes in the same MULTI (sources_edge.go); both keys carry the workspace ID
+	// as hash tag, so the MULTI stays in one slot of a Redis Cluster.
+	_, err = s.rdb.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+		pipe.Set(ctx, s.wsCacheKey(w.ID), b, s.CacheTTL)
+		s.publishEdgeWorkspace(ctx, pipe, w)
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("publish workspace %s: %w", w.Slug, err)
 	}
 	return nil
 }
+
+// wsCacheKey is the Redis key of a workspace's cached record. Its hash tag (the workspace ID) is
+// the one of the workspace's edge record, which every write replaces in the same MULTI. Until
+// Redis Cluster support the key had no tag ("ws:<id>"); deploy/README.md says what that means for
+// a rolling upgrade.
+func (s *Store) wsCacheKey(id string) string { return s.prefix + "ws:{" + id + "}" }
 
 // Workspaces lists every workspace.
 func (s *Store) Workspaces(ctx context.Context) ([]Workspace, error) {
@@ -161,7 +170,7 @@ func (s *Store) WorkspaceBySlug(ctx context.Context, slug string) (Workspace, er
 
 // Workspace returns a workspace by ID, from the Redis cache when possible.
 func (s *Store) Workspace(ctx context.Context, id string) (Workspace, error) {
-	key := s.prefix + "ws:" + id
+	key := s.wsCacheKey(id)
 	if b, err := s.rdb.Get(ctx, key).Bytes(); err == nil {
 		var w Workspace
 		if json.Unmarshal(b, &w) == nil {

@@ -37,7 +37,7 @@ const (
 
 // RedisDeduper implements Deduper with one key per (scope, event ID).
 type RedisDeduper struct {
-	Client *redis.Client
+	Client redis.UniversalClient
 	Prefix string
 	// TTL of a confirmed ID; storage deduplication covers anything older.
 	TTL time.Duration

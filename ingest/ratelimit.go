@@ -38,7 +38,7 @@ func (p staticPolicy) LimitFor(kind string) Limit {
 // RedisLimiter is a fixed-window counter: one atomic script increments the window's counter and sets
 // its expiry on the first hit, so concurrent instances share one count without a race.
 type RedisLimiter struct {
-	Client *redis.Client
+	Client redis.UniversalClient
 	Prefix string
 }
 

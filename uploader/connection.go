@@ -44,7 +44,7 @@ type SetupDeps struct {
 	Store   *controlplane.Store
 	Keys    *controlplane.Keyring
 	// Redis holds pending connections and the per-workspace setup lock, under KeyPrefix.
-	Redis     *redis.Client
+	Redis     redis.UniversalClient
 	KeyPrefix string
 	// HTTPClient calls Google; nil means the configuration's (egress policy, 30 s timeout).
 	HTTPClient *http.Client

@@ -14,7 +14,7 @@ import (
 // round instead of waiting. Should a lease expire mid-request, the stable transaction IDs make the
 // platform deduplicate the resend.
 type leases struct {
-	client *redis.Client
+	client redis.UniversalClient
 	prefix string
 	ttl    time.Duration
 }

@@ -38,7 +38,7 @@ const (
 // marked in between (a new job, a Retry) changed it, and the lowered time stays. Hints only ever
 // err early, which costs a pass that finds nothing, except when one is lost: dueRescanInterval.
 type dueHints struct {
-	client *redis.Client
+	client redis.UniversalClient
 	prefix string
 	log    *slog.Logger
 }

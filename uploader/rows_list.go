@@ -80,7 +80,7 @@ type RowsOption func(*Rows)
 
 // WithDueHints tells the uploader of retried rows through its due hints in Redis (the Redis
 // client and key prefix of the uploader's Deps), so that they are sent in its next round.
-func WithDueHints(client *redis.Client, prefix string) RowsOption {
+func WithDueHints(client redis.UniversalClient, prefix string) RowsOption {
 	return func(r *Rows) {
 		r.store.hints = &dueHints{client: client, prefix: prefix, log: slog.Default().With("component", "due-hints")}
 	}

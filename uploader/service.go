@@ -59,7 +59,7 @@ const leaseTTL = 2 * requestTimeout
 // Deps are the clients and stores the uploader uses.
 type Deps struct {
 	ClickHouse driver.Conn
-	Redis      *redis.Client
+	Redis      redis.UniversalClient
 	// RedisPrefix prefixes the workspace lease and due-hint keys (redisx.Config.KeyPrefix).
 	RedisPrefix string
 	Kafka       kafkax.Config

@@ -36,7 +36,7 @@ type stack struct {
 	groups  string // consumer-group prefix
 
 	conn driver.Conn // the revtrack database, for counts
-	rdb  *redis.Client
+	rdb  redis.UniversalClient
 
 	revtrack benchkit.Process // the in-process revtrack command, when one runs
 	// partnerURL is the fake partner API's address while a load runs (the operator's setting).

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/revtrack/revtrack/internal/redisx"
 )
 
 // CookieName is the console session's cookie.
@@ -36,7 +38,7 @@ type Session struct {
 // Sessions keeps console sessions in Redis: one hash per session, and a set of a user's session
 // hashes so that a password change or a removal ends them all at once.
 type Sessions struct {
-	rdb    *redis.Client
+	rdb    redis.UniversalClient
 	prefix string
 	cfg    SessionConfig
 	// Now is the clock that idle and absolute expiry are measured with (tests move it).
@@ -47,7 +49,7 @@ type Sessions struct {
 }
 
 // NewSessions returns the store of sessions; baseURL is the public URL of the console.
-func NewSessions(rdb *redis.Client, prefix string, cfg SessionConfig, baseURL string) (*Sessions, error) {
+func NewSessions(rdb redis.UniversalClient, prefix string, cfg SessionConfig, baseURL string) (*Sessions, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("sessions: base URL %q", baseURL)
@@ -88,13 +90,16 @@ func (s *Sessions) Create(ctx context.Context, userID string) (string, Session, 
 	id := random256()
 	now := s.Now()
 	sess := Session{Hash: hashID(id), UserID: userID, CSRFToken: random256(), CreatedAt: now, LastSeen: now}
-	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+	// The session is found from its cookie and the index from the user, so the two keys are in
+	// different slots of a Redis Cluster, where redisx.Tx writes them in turn: the index first, so
+	// that EndUser always finds a session that exists.
+	err := redisx.Tx(ctx, s.rdb, func(p redis.Pipeliner) {
+		p.SAdd(ctx, s.userKey(userID), sess.Hash)
+		p.PExpire(ctx, s.userKey(userID), s.cfg.AbsoluteTimeout)
+	}, func(p redis.Pipeliner) {
 		p.HSet(ctx, s.key(sess.Hash), "user", userID, "csrf", sess.CSRFToken,
 			"created", now.UnixMilli(), "seen", now.UnixMilli())
 		p.PExpire(ctx, s.key(sess.Hash), s.cfg.IdleTimeout)
-		p.SAdd(ctx, s.userKey(userID), sess.Hash)
-		p.PExpire(ctx, s.userKey(userID), s.cfg.AbsoluteTimeout)
-		return nil
 	})
 	if err != nil {
 		return "", Session{}, fmt.Errorf("store session: %w", err)
@@ -146,12 +151,12 @@ func (s *Sessions) Lookup(ctx context.Context, id string) (Session, error) {
 func (s *Sessions) End(ctx context.Context, sess Session) error { return s.end(ctx, sess) }
 
 func (s *Sessions) end(ctx context.Context, sess Session) error {
-	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+	// The session goes first: once it is gone the cookie is refused, whatever the index says.
+	return redisx.Tx(ctx, s.rdb, func(p redis.Pipeliner) {
 		p.Del(ctx, s.key(sess.Hash))
+	}, func(p redis.Pipeliner) {
 		p.SRem(ctx, s.userKey(sess.UserID), sess.Hash)
-		return nil
 	})
-	return err
 }
 
 // EndUser ends every session of a user except the one whose hash is keep ("" ends all), at once:
@@ -161,19 +166,21 @@ func (s *Sessions) EndUser(ctx context.Context, userID, keep string) (int, error
 	if err != nil {
 		return 0, fmt.Errorf("list sessions: %w", err)
 	}
-	n := 0
-	_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		for _, h := range hashes {
-			if h == keep {
-				continue
-			}
-			p.Del(ctx, s.key(h))
-			p.SRem(ctx, s.userKey(userID), h)
-			n++
+	// Sessions first, the index last (see end); on a Redis Cluster each session is its own MULTI.
+	var groups []func(redis.Pipeliner)
+	var ended []any
+	for _, h := range hashes {
+		if h == keep {
+			continue
 		}
-		return nil
-	})
-	if err != nil {
+		groups = append(groups, func(p redis.Pipeliner) { p.Del(ctx, s.key(h)) })
+		ended = append(ended, h)
+	}
+	n := len(ended)
+	if n > 0 {
+		groups = append(groups, func(p redis.Pipeliner) { p.SRem(ctx, s.userKey(userID), ended...) })
+	}
+	if err = redisx.Tx(ctx, s.rdb, groups...); err != nil {
 		return 0, fmt.Errorf("end sessions: %w", err)
 	}
 	return n, nil

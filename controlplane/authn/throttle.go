@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/revtrack/revtrack/internal/httpserver/apierror"
+	"github.com/revtrack/revtrack/internal/redisx"
 )
 
 // ThrottledError refuses a sign-in after too many failures (429 rate_limited with Retry-After).
@@ -31,13 +32,13 @@ func (e *ThrottledError) APIError() *apierror.Error {
 // shared by every instance. Attempts are refused while either count is at its limit, before any
 // password is hashed, so a guessing run costs the server nothing after the limit.
 type Throttle struct {
-	rdb    *redis.Client
+	rdb    redis.UniversalClient
 	prefix string
 	cfg    SessionConfig
 }
 
 // NewThrottle returns the sign-in throttle.
-func NewThrottle(rdb *redis.Client, prefix string, cfg SessionConfig) *Throttle {
+func NewThrottle(rdb redis.UniversalClient, prefix string, cfg SessionConfig) *Throttle {
 	return &Throttle{rdb: rdb, prefix: prefix, cfg: cfg}
 }
 
@@ -74,14 +75,15 @@ func (t *Throttle) Check(ctx context.Context, account, addr string) error {
 
 // Fail counts a failed sign-in; the window starts at the first failure.
 func (t *Throttle) Fail(ctx context.Context, account, addr string) error {
-	_, err := t.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		for _, key := range t.keys(account, addr) {
+	// Two counters in two slots of a Redis Cluster, where redisx.Tx counts them in turn.
+	var groups []func(redis.Pipeliner)
+	for _, key := range t.keys(account, addr) {
+		groups = append(groups, func(p redis.Pipeliner) {
 			p.Incr(ctx, key)
 			p.ExpireNX(ctx, key, t.cfg.FailureWindow)
-		}
-		return nil
-	})
-	return err
+		})
+	}
+	return redisx.Tx(ctx, t.rdb, groups...)
 }
 
 // Succeed forgets the account's failures (not the address's: one good password must not reset a

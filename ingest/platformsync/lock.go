@@ -24,7 +24,7 @@ type Locks struct {
 	TTL    time.Duration
 }
 
-// LockClient is the part of *redis.Client the locks use.
+// LockClient is the part of redis.UniversalClient the locks use.
 type LockClient = redisx.LeaseClient
 
 func (l *Locks) ttl() time.Duration {

@@ -33,7 +33,7 @@ type ProgressClient interface {
 	Del(ctx context.Context, keys ...string) *redis.IntCmd
 }
 
-var _ ProgressClient = (*redis.Client)(nil)
+var _ ProgressClient = (redis.UniversalClient)(nil)
 
 // ProgressPublisher writes runs' progress to Redis under schemas.SyncProgressKey.
 type ProgressPublisher struct {

@@ -64,7 +64,7 @@ type ServiceDeps struct {
 	Now func() time.Time
 }
 
-// RedisClient is the part of *redis.Client the service uses: locks and progress.
+// RedisClient is the part of redis.UniversalClient the service uses: locks and progress.
 type RedisClient interface {
 	LockClient
 	ProgressClient

@@ -24,7 +24,11 @@ type LeaseClient interface {
 	SetArgs(ctx context.Context, key string, value any, a redis.SetArgs) *redis.StatusCmd
 }
 
-var _ LeaseClient = (*redis.Client)(nil)
+var (
+	_ LeaseClient = (*redis.Client)(nil)
+	_ LeaseClient = (*redis.ClusterClient)(nil)
+	_ LeaseClient = redis.UniversalClient(nil)
+)
 
 // ErrLeaseLost is the cause of a Hold context cancelled because the lease was lost.
 var ErrLeaseLost = errors.New("lease lost")
@@ -128,7 +132,7 @@ func (ls *Lease) Hold(ctx context.Context) (held context.Context, stop func()) {
 
 // Locker waits for a lease: it serialises rare, short operations such as migrations.
 type Locker struct {
-	Client *redis.Client
+	Client LeaseClient
 	Prefix string
 	// Poll is how often a waiting caller retries.
 	Poll time.Duration

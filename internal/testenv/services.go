@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -98,28 +99,33 @@ func ClickHouse(t testing.TB) (clickhousex.Config, driver.Conn) {
 }
 
 // RedisConfig returns a config with a key prefix unique to this test; its keys are deleted at the end.
+// REVTRACK_REDIS_CLUSTER=true (deploy/local/stack env --cluster) or REVTRACK_REDIS_MASTER_NAME make it
+// a Redis Cluster's or a Sentinel's, as the server's flags do.
 func RedisConfig(t testing.TB) redisx.Config {
 	t.Helper()
 	c := redisx.DefaultConfig()
 	c.Addr = env("REVTRACK_REDIS_ADDR", defaultRedis)
+	c.Cluster, _ = strconv.ParseBool(env("REVTRACK_REDIS_CLUSTER", "false"))
+	c.MasterName = env("REVTRACK_REDIS_MASTER_NAME", "")
 	c.KeyPrefix = "revtrack-t" + ID() + ":"
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
 	cl, err := redisx.Open(Ctx(t), c)
 	if err != nil {
 		t.Fatalf("Redis is not reachable (start it with `make stack-test`): %v", err)
 	}
 	t.Cleanup(func() {
-		ctx := context.Background()
-		iter := cl.Scan(ctx, 0, c.KeyPrefix+"*", 1000).Iterator()
-		for iter.Next(ctx) {
-			cl.Del(ctx, iter.Val())
-		}
+		_ = redisx.DeleteMatching(context.Background(), cl, c.KeyPrefix+"*")
 		_ = cl.Close()
 	})
 	return c
 }
 
-// Redis returns a client and the prefix its keys must carry.
-func Redis(t testing.TB) (*redis.Client, redisx.Config) {
+// Redis returns a client and the prefix its keys must carry. On a single Redis the client holds it to
+// a Redis Cluster's rules (redisx.SlotChecked: a script, MULTI or multi-key command over several slots
+// fails) unless REVTRACK_REDIS_SLOTCHECK=false.
+func Redis(t testing.TB) (redis.UniversalClient, redisx.Config) {
 	t.Helper()
 	c := RedisConfig(t)
 	cl, err := redisx.Open(Ctx(t), c)
@@ -127,5 +133,10 @@ func Redis(t testing.TB) (*redis.Client, redisx.Config) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cl.Close() })
+	if one, ok := cl.(*redis.Client); ok && c.MasterName == "" {
+		if check, _ := strconv.ParseBool(env("REVTRACK_REDIS_SLOTCHECK", "true")); check {
+			return redisx.NewSlotChecked(one), c
+		}
+	}
 	return cl, c
 }

@@ -32,7 +32,7 @@ type Buckets interface {
 // RedisBuckets keeps the buckets in Redis, shared by every query instance: one script refills and
 // takes atomically, on Redis's clock, so instances with skewed clocks still agree.
 type RedisBuckets struct {
-	Client *redis.Client
+	Client redis.UniversalClient
 	Prefix string
 }
 

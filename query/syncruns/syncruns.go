@@ -14,6 +14,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/revtrack/revtrack/internal/redisx"
 	"github.com/revtrack/revtrack/schemas"
 )
 
@@ -22,12 +23,11 @@ type Querier interface {
 	Query(ctx context.Context, query string, args ...any) (driver.Rows, error)
 }
 
-// Live is the part of a Redis client that reads running runs' progress.
-type Live interface {
-	MGet(ctx context.Context, keys ...string) *redis.SliceCmd
-}
+// Live is the part of a Redis client that reads running runs' progress (redisx.MGet: the keys of a
+// workspace's runs are in several slots of a Redis Cluster).
+type Live = redisx.Getter
 
-var _ Live = (*redis.Client)(nil)
+var _ Live = (redis.UniversalClient)(nil)
 
 // RunRecord is one sync run as the admin API and the list_sync_runs tool show it. Coverage is the
 // transaction stream's after the run (docs/METRICS.md 7.1); null fields are not known (yet).
@@ -121,7 +121,7 @@ func (s Store) attachProgress(ctx context.Context, workspaceID string, runs []Ru
 	if len(keys) == 0 {
 		return
 	}
-	vals, err := s.Live.MGet(ctx, keys...).Result()
+	vals, err := redisx.MGet(ctx, s.Live, keys...)
 	if err != nil {
 		s.log().Warn("sync progress not read; running runs shown without it", "err", err)
 		return

@@ -20,7 +20,7 @@ import (
 
 // Migrate applies pending migrations to the configured database. It is safe to call from several
 // processes at once: the Redis lock serialises them and each re-reads what was applied.
-func Migrate(ctx context.Context, ch clickhousex.Config, rdb *redis.Client, prefix string, log *slog.Logger) (schemas.Result, error) {
+func Migrate(ctx context.Context, ch clickhousex.Config, rdb redis.UniversalClient, prefix string, log *slog.Logger) (schemas.Result, error) {
 	srv, err := clickhousex.OpenServer(ctx, ch)
 	if err != nil {
 		return schemas.Result{}, err

@@ -59,7 +59,7 @@ type seeded struct {
 	otherWorkspaceKey string
 }
 
-func seed(ctx context.Context, conn driver.Conn, rdb *redis.Client, prefix string) (seeded, error) {
+func seed(ctx context.Context, conn driver.Conn, rdb redis.UniversalClient, prefix string) (seeded, error) {
 	st := controlplane.NewStore(conn, rdb, prefix)
 	var s seeded
 	mk := func(slug, app, platformID string) (controlplane.Source, string, string, error) {
@@ -106,22 +106,7 @@ func cleanup(ch clickhousex.Config, rc redisx.Config, brokers []string, n runNam
 			return err
 		}
 		defer rdb.Close()
-		iter := rdb.Scan(ctx, 0, n.redisPrefix+"*", 5000).Iterator()
-		var keys []string
-		for iter.Next(ctx) {
-			keys = append(keys, iter.Val())
-		}
-		if err := iter.Err(); err != nil {
-			return err
-		}
-		for len(keys) > 0 {
-			k := keys[:min(len(keys), 5000)]
-			keys = keys[len(k):]
-			if err := rdb.Unlink(ctx, k...).Err(); err != nil {
-				return err
-			}
-		}
-		return nil
+		return redisx.DeleteMatching(ctx, rdb, n.redisPrefix+"*")
 	})
 	step(30*time.Second, func(ctx context.Context) error {
 		cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/revtrack/revtrack/internal/redisx"
 	"github.com/revtrack/revtrack/schemas"
 )
 
@@ -68,29 +69,8 @@ func DeleteTopics(ctx context.Context, adm *kadm.Client, topics []string) error 
 	return errors.Join(errs...)
 }
 
-// DeleteKeys unlinks every Redis key that starts with prefix, in batches, without blocking Redis
-// the way KEYS and DEL would on a large data set.
-func DeleteKeys(ctx context.Context, rdb *redis.Client, prefix string) error {
-	iter := rdb.Scan(ctx, 0, prefix+"*", 5000).Iterator()
-	var batch []string
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		err := rdb.Unlink(ctx, batch...).Err()
-		batch = batch[:0]
-		return err
-	}
-	for iter.Next(ctx) {
-		batch = append(batch, iter.Val())
-		if len(batch) == 5000 {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-	}
-	if err := iter.Err(); err != nil {
-		return err
-	}
-	return flush()
+// DeleteKeys unlinks every Redis key that starts with prefix, SCAN by SCAN (on each primary of a
+// Redis Cluster), without blocking Redis the way KEYS and DEL would on a large data set.
+func DeleteKeys(ctx context.Context, rdb redis.UniversalClient, prefix string) error {
+	return redisx.DeleteMatching(ctx, rdb, prefix+"*")
 }

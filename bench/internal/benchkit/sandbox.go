@@ -52,8 +52,8 @@ type Sandbox struct {
 
 	Revtrack Process // all, or ingest alone
 
-	Conn driver.Conn   // the sandbox's database, for seeding and polls; set by Start
-	RDB  *redis.Client // set by Start
+	Conn driver.Conn           // the sandbox's database, for seeding and polls; set by Start
+	RDB  redis.UniversalClient // set by Start
 
 	Source  controlplane.Source // set by Seed
 	Private string              // the source's private key; set by Seed

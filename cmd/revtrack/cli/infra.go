@@ -19,7 +19,7 @@ import (
 
 // infra holds the shared clients of one process.
 type infra struct {
-	redis      *redis.Client
+	redis      redis.UniversalClient
 	clickhouse driver.Conn
 	producer   *kgo.Client // nil when the command needs no Kafka
 }

@@ -29,7 +29,7 @@ var Quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 type DB struct {
 	CH     clickhousex.Config
 	Conn   driver.Conn
-	Redis  *redis.Client
+	Redis  redis.UniversalClient
 	RedisC redisx.Config
 }
 
