@@ -9,7 +9,8 @@ import (
 
 // Admitter applies a request's rate limit and reserves its event ID in one step, so an accepted
 // server event costs one Redis round trip here instead of two (docs/BENCHMARKS.md).
-// A new reservation is held under token (unique per request; see Deduper).
+// A new reservation is held under token (unique per request; see Deduper). limitKey and scope carry
+// the same hash tag (edgeRef: the workspace ID), so the script's two keys share a Redis Cluster slot.
 type Admitter interface {
 	Admit(ctx context.Context, limitKey string, l Limit, scope, eventID, token string) (allowed bool, state reservation, err error)
 }

@@ -470,7 +470,8 @@ func TestConcurrentSameEventID(t *testing.T) {
 	e := newEdge(t, DefaultConfig())
 	ctx := testenv.Ctx(t)
 	scope := newEdgeRef(nil, e.src.ID, e.src.WorkspaceID).scope // the scope the edge reserves IDs in
-	ok, state, err := e.admitter.Admit(ctx, "other", Limit{N: 10, Window: time.Minute}, scope, "held-1", "holder")
+	// Its own limit key, in the scope's slot (the hash tag) as the script needs.
+	ok, state, err := e.admitter.Admit(ctx, "other:"+scope, Limit{N: 10, Window: time.Minute}, scope, "held-1", "holder")
 	if err != nil || !ok || state != stateNew {
 		t.Fatalf("admit: %v %v %v", ok, state, err)
 	}
