@@ -24,9 +24,10 @@ const (
 )
 
 // retainedTables are the tables of raw tracking data and what is derived from it, each
-// partitioned by month (toYYYYMM of its time column). acquisitions and acquisition_clicks go too:
-// they hold the click IDs and landing URLs of the browser events they summarise.
-var retainedTables = []string{"acquisition_clicks", "acquisitions", "browser_events", "funnel_events", "server_events", "session_state", "sessions"}
+// partitioned by month (toYYYYMM of its time column). acquisitions, acquisition_clicks and
+// acquisition_touches go too: they hold the click IDs and landing URLs of the browser events they
+// summarise.
+var retainedTables = []string{"acquisition_clicks", "acquisition_touches", "acquisitions", "browser_events", "funnel_events", "server_events", "session_state", "sessions"}
 
 // RetentionConn is the part of a ClickHouse connection the retention job needs.
 type RetentionConn interface {

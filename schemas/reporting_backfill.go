@@ -112,7 +112,7 @@ func (c Copy) SelectWhere(cond string) string {
 
 // Summary is a table that a materialized view of the migrations fills with aggregate-function
 // states of a source table's rows, one row per group and month (acquisition_clicks, migration
-// 0015). Like a copy, it lacks the rows its source held before the view existed, and they are
+// 0015), or with a versioned row of plain values per group and month (acquisition_touches, 0025). Like a copy, it lacks the rows its source held before the view existed, and they are
 // summarised by running the view's own SELECT, one month of the source at a time
 // (schemas/reportingbackfill). States of a row inserted twice merge into what one insert gives
 // only for some functions, which SummaryOf checks.
@@ -185,10 +185,17 @@ func (s *Summary) complete(table, source, having string) error {
 	if dst == nil || src == nil {
 		return fmt.Errorf("view %s: tables %s and %s must be created by earlier statements", s.View, s.Table, s.Source)
 	}
-	if dst[2] != "AggregatingMergeTree" {
-		return fmt.Errorf("view %s: summary %s is a %s, want an AggregatingMergeTree", s.View, s.Table, dst[2])
+	states := summaryStateRe.FindAllStringSubmatch(s.Select, -1)
+	switch {
+	case dst[2] == "AggregatingMergeTree":
+	case dst[2] == "ReplacingMergeTree" && len(states) == 0 && dst[3] != "":
+		// Plain values per group (acquisition_touches): a group summarised twice gives the same row
+		// with the same version, and the version keeps the row the view would have kept.
+	default:
+		return fmt.Errorf("view %s: summary %s is a %s, want an AggregatingMergeTree or a versioned ReplacingMergeTree of plain values",
+			s.View, s.Table, dst[2])
 	}
-	for _, f := range summaryStateRe.FindAllStringSubmatch(s.Select, -1) {
+	for _, f := range states {
 		if !idempotentStates[f[1]] {
 			// A backfill may add a row the view added already: only these merge it away.
 			return fmt.Errorf("view %s: %sState counts a row added twice", s.View, f[1])

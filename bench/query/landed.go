@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/revtrack/revtrack/bench/internal/benchkit"
 	"github.com/revtrack/revtrack/schemas"
+	"github.com/revtrack/revtrack/schemas/reportingbackfill"
 )
 
 // What the load waits for, per table: rows as inserted (cheap to count, duplicates and all, for
@@ -153,9 +155,14 @@ func removeMarker(dir string) error {
 	return err
 }
 
+// viewTargetRe names the table a materialized view writes.
+var viewTargetRe = regexp.MustCompile(`(?i)CREATE MATERIALIZED VIEW (?:IF NOT EXISTS )?\w+ TO (\w+)`)
+
 // additiveOnly reports whether now only appends migrations to then, none of which creates a
-// materialized view: such a migration (a table a job fills, a plain view) holds for loaded rows as
-// well as new ones, and the query phase's `revtrack query` applies it when it starts.
+// materialized view other than one writing a summary that the start-up backfill fills
+// (reportingbackfill.SummaryTables): such a migration (a table a job fills, a plain view, a
+// summarised view) holds for loaded rows as well as new ones, and the query phase's `revtrack query`
+// applies it, and summarises what the view missed, when it starts.
 func additiveOnly(then, now []string) bool {
 	if len(now) <= len(then) || !slices.Equal(now[:len(then)], then) {
 		return false
@@ -166,7 +173,10 @@ func additiveOnly(then, now []string) bool {
 	}
 	for _, m := range ms[len(then):] {
 		for _, st := range m.Statements {
-			if strings.Contains(strings.ToUpper(st), "MATERIALIZED VIEW") {
+			if !strings.Contains(strings.ToUpper(st), "MATERIALIZED VIEW") {
+				continue
+			}
+			if v := viewTargetRe.FindStringSubmatch(st); v == nil || !slices.Contains(reportingbackfill.SummaryTables(), v[1]) {
 				return false
 			}
 		}

@@ -14,8 +14,8 @@ import (
 // Attribution by acquisition channel (docs/METRICS.md 10): each customer's first touch through the
 // identity join, with the tracking funnel's counts and the reporting figures of the customers per
 // channel. The tracking side is read one table per query, each reduced by ClickHouse (customers,
-// shops' first links, acquisitions' first touches, funnel events per acquisition) and joined here
-// by key; the billing side is the summary's facts evaluated once per customer on asOf (the usage MRR
+// shops' first links, acquisitions' first touches and the count of those first seen in the range,
+// funnel events per acquisition) and joined here by key (attribution_tracking.go); the billing side is the summary's facts evaluated once per customer on asOf (the usage MRR
 // read with the net revenue, one read of the transactions), so MRR per channel adds up to the
 // summary's MRR exactly.
 
@@ -137,7 +137,7 @@ type Attribution struct {
 // attributionTables are the tables an attribution response reads; a change in any of them discards
 // a kept one (cache.go).
 var attributionTables = slices.Concat(billingTables, syncTables,
-	[]string{"acquisitions", "shop_attribution", "funnel_events"})
+	[]string{"acquisition_touches", "shop_attribution", "funnel_events"})
 
 // attributionResult is what an attribution request computes from the data, whatever its currency
 // filter and its instant; it is kept while the data stays the same (cache.go), so it must not be
@@ -261,11 +261,11 @@ func (t *attributionTable) channel(key string) *AttributionRow {
 }
 
 // funnelRow is the row the funnel events of one acquisition count in.
-func (t *attributionTable) funnelRow(f funnelCount, touches map[acquisitionRef]touch) *AttributionRow {
-	if f.ref.id == "" {
+func (t *attributionTable) funnelRow(f funnelCount, touches map[pairKey]touch) *AttributionRow {
+	if !f.attributed {
 		return t.special[RowUnattributed]
 	}
-	tc, ok := touches[f.ref]
+	tc, ok := touches[f.acquisition]
 	if !ok {
 		return t.special[RowNoBrowserHistory]
 	}

@@ -13,8 +13,8 @@ import (
 // attributionSQL are the query constants of attribution_sql.go; the test checks that each one was
 // sent, so a new constant cannot escape it.
 var attributionSQL = map[string]string{
-	"attributionTouchesHead": attributionTouchesHead, "attributionTouchesMiddle": attributionTouchesMiddle,
-	"touchesNeeded": touchesNeeded, "selectTrackingSince": selectTrackingSince,
+	"attributionTouchesHead": attributionTouchesHead, "attributionTouchesTail": attributionTouchesTail,
+	"attributionSeenHead": attributionSeenHead, "attributionSeenTail": attributionSeenTail, "selectTrackingSince": selectTrackingSince,
 	"selectAttributionCustomers": selectAttributionCustomers, "selectShopLinks": selectShopLinks,
 	"selectAttributionFunnel": selectAttributionFunnel, "selectCustomerRevenue": selectCustomerRevenue,
 }

@@ -2,100 +2,122 @@ package reporting
 
 // Queries of attribution by acquisition channel (attribution.go, docs/METRICS.md 10). They follow the
 // rules of sql.go (ClickHouse 18.16 and current, `?` binding only, instants as epoch seconds) and
-// those of the tracking reads (query/tracking/sql.go): acquisitions is always merged (-Merge, GROUP
-// BY source_id, acquisition_id), shop_attribution too (argMinMerge per app and shop), and
-// funnel_events is read with FINAL, filtered inside only on columns that never change between an
-// event's versions (workspace, app, name, time, shop domain). The first touch is joined when read,
-// never copied, so browser history that lands late still attributes (docs/ARCHITECTURE.md).
+// those of the tracking reads (query/tracking/sql.go): acquisition_touches is always reduced per
+// acquisition (its rows of one acquisition and month collapse only as they merge), shop_attribution
+// is merged (FINAL, per app and shop), and funnel_events is read with FINAL, filtered inside only on
+// columns that never change between an event's versions (workspace, app, name, time, shop domain).
+// The first touch is joined when read, never copied to the shop or the customer, so browser history
+// that lands late still attributes (docs/ARCHITECTURE.md).
 //
 // Each query reads one table and reduces it (per customer, shop, acquisition); the joins are done in
-// Go by key (attribution_facts.go), which on ClickHouse 18.16 costs a fraction of joining merged
-// aggregate states there. The channel value is computed in ClickHouse by one of attributionGroups (a
+// Go by fixed-size keys computed here (pairKeySQL), which on ClickHouse 18.16 costs a fraction of
+// joining there. The channel value is computed in ClickHouse by one of attributionGroups (a
 // constant chosen by the groupBy parameter, never input).
 
-// The first touches, merged (-Merge over the months of each acquisition) with only the states the
-// group needs (18.16 merges every state a subquery names, read or not): the group's columns (one of
-// attributionGroups, which names the value grp) go between head and middle. Most browsers never
-// become a customer, so the touches are read only for the acquisitions the response needs: the
-// shops' first links, the acquisitions of the range's funnel events (any version), and those with an
-// event in the month of the range's start or later (one first seen in the range has none before),
-// whose first-seen instants Go counts per channel. One pass merges them all: the states are the
-// costly part of the read, and two passes (the touches, then the counts) merged most of them twice.
-// The IDs are matched alone, in PREWHERE, so that the states of the other acquisitions are never
-// read: a superset when two sources share an ID, whose exact pair Go matches.
-const (
-	attributionTouchesHead = `SELECT app_id, source_id, acquisition_id, toUInt32(first_at) AS first_seen_at, grp
+// pairKeySQL is two strings hashed to 128 bits, length-prefixed so that no two pairs share an input.
+// Migration 0025 stores it of (source_id, acquisition_id) as acquisition_touches.acquisition_key,
+// and the readers compute it of a shop's first link and of a funnel event's acquisition, so Go joins
+// fixed-size keys rather than strings. A shop is keyed the same way by (app_id, shop domain).
+func pairKeySQL(a, b string) string {
+	return "sipHash128(concat(toString(length(" + a + ")), ':', " + a + ", " + b + "))"
+}
+
+// acquisitionKeySQL is the key of acquisition_touches (migration 0025, whose view writes exactly this).
+var acquisitionKeySQL = pairKeySQL("source_id", "acquisition_id")
+
+// The first touches (acquisition_touches, migration 0025: the earliest event's values per
+// acquisition and month, plain columns). An acquisition's touch is, over its rows of every month,
+// the row of greatest version (the earliest event; rows of one month collapse into it as they merge)
+// with the smallest first_at, which is what acquisitions' -Merge gives. The group's expression (one
+// of attributionGroups, evaluated on each row) goes between head and tail, as grp.
+//
+// Most browsers never become a customer, so the touches are read only for the acquisitions the
+// response needs, matched alone in PREWHERE so that no other row is read: the shops' first links and
+// the acquisitions of the range's funnel events (any version), whose touches Go looks up; and
+// (attributionSeenHead) those with an event in the month of the range's start or later (one first
+// seen in the range has none before), counted per channel here. Arguments workspace, apps (links),
+// workspace, apps, from, to (events), workspace, apps.
+var (
+	attributionTouchesHead = `SELECT acquisition_key, toUInt32(min(first_at)), argMax(`
+	// the group's expression, then:
+	attributionTouchesTail = `, version) AS grp
+FROM acquisition_touches
+PREWHERE acquisition_key IN (
+        SELECT ` + pairKeySQL("tupleElement(link, 1)", "tupleElement(link, 2)") + `
+        FROM (SELECT finalizeAggregation(first_link) AS link FROM shop_attribution FINAL WHERE workspace_id = ? AND app_id IN ?)
+        UNION ALL
+        SELECT ` + pairKeySQL("acquisition_source_id", "acquisition_id") + ` FROM funnel_events
+        WHERE workspace_id = ? AND app_id IN ? AND name IN ('install', 'trial_started', 'trial_converted')
+            AND occurred_at >= toDateTime(?) AND occurred_at < toDateTime(?))
+WHERE workspace_id = ? AND app_id IN ?
+GROUP BY acquisition_key`
+
+	// attributionSeenHead counts per channel the acquisitions first seen in [from, to). Arguments
+	// workspace, apps, the range's first month, workspace, apps, from, to.
+	attributionSeenHead = `SELECT grp, count()
 FROM (
-    SELECT app_id, source_id, acquisition_id, minMerge(first_seen) AS first_at, `
-	// the group's columns, then:
-	attributionTouchesMiddle = `
-    FROM acquisitions`
-	// touchesNeeded selects the acquisitions above. Arguments workspace, apps (links), workspace,
-	// apps, from, to (events), workspace, apps, the range's first month (seen since), workspace, apps.
-	touchesNeeded = `
-    PREWHERE acquisition_id IN (
-            SELECT tupleElement(link, 2)
-            FROM (SELECT argMinMerge(first_link) AS link FROM shop_attribution WHERE workspace_id = ? AND app_id IN ? GROUP BY app_id, shop_domain)
-            UNION ALL
-            SELECT acquisition_id FROM funnel_events
-            WHERE workspace_id = ? AND app_id IN ? AND name IN ('install', 'trial_started', 'trial_converted')
-                AND occurred_at >= toDateTime(?) AND occurred_at < toDateTime(?)
-            UNION ALL
-            SELECT acquisition_id FROM acquisitions WHERE workspace_id = ? AND app_id IN ? AND event_month >= toDate(?))
+    SELECT argMax(`
+	// the group's expression, then:
+	attributionSeenTail = `, version) AS grp, min(first_at) AS first
+    FROM acquisition_touches
+    PREWHERE acquisition_key IN (
+        SELECT acquisition_key FROM acquisition_touches WHERE workspace_id = ? AND app_id IN ? AND event_month >= toDate(?))
     WHERE workspace_id = ? AND app_id IN ?
-    GROUP BY app_id, source_id, acquisition_id
-)`
+    GROUP BY acquisition_key
+    HAVING first >= toDateTime(?) AND first < toDateTime(?)
+)
+GROUP BY grp`
 )
 
 // selectTrackingSince is per covered app the earliest stored browser event of its tracking sources
 // (epoch seconds). An acquisition's row of a month holds its events of that month, so the earliest
-// event is in the app's earliest month, and only that month's first-seen states are merged.
-// Arguments workspace, apps, workspace, apps.
-const selectTrackingSince = `SELECT app_id, toUInt32(minMerge(first_seen))
-FROM acquisitions
+// event is in the app's earliest month. Arguments workspace, apps, workspace, apps.
+const selectTrackingSince = `SELECT app_id, toUInt32(min(first_at))
+FROM acquisition_touches
 WHERE workspace_id = ? AND app_id IN ? AND (app_id, event_month) IN (
-    SELECT app_id, min(event_month) FROM acquisitions WHERE workspace_id = ? AND app_id IN ? GROUP BY app_id)
+    SELECT app_id, min(event_month) FROM acquisition_touches WHERE workspace_id = ? AND app_id IN ? GROUP BY app_id)
 GROUP BY app_id`
 
-// attributionGroups maps a groupBy value to the merged first-touch columns that compute it (grp).
+// attributionGroups maps a groupBy value to the expression of a touch's row that computes it (grp).
 // The click-ID type takes the first non-empty of gclid, gbraid, wbraid (a browser carries one of
 // them; Google sends gbraid and wbraid only where gclid cannot be used); the landing path is the
 // path of the first landing URL without query or fragment, "/" for a URL without a path, "" without
 // a URL.
 var attributionGroups = map[string]string{
-	GroupUTMSource:   `argMinMerge(first_utm_source) AS grp`,
-	GroupUTMMedium:   `argMinMerge(first_utm_medium) AS grp`,
-	GroupUTMCampaign: `argMinMerge(first_utm_campaign) AS grp`,
-	GroupTrackerRef:  `argMinMerge(first_tracker_ref) AS grp`,
-	GroupClickIDType: `argMinMerge(first_gclid) AS gclid, argMinMerge(first_gbraid) AS gbraid, argMinMerge(first_wbraid) AS wbraid,
-        multiIf(gclid != '', 'gclid', gbraid != '', 'gbraid', wbraid != '', 'wbraid', 'none') AS grp`,
-	GroupLandingPath: `argMinMerge(first_landing_url) AS landing_url,
-        if(landing_url = '', '', if(path(landing_url) = '', '/', path(landing_url))) AS grp`,
+	GroupUTMSource:   `utm_source`,
+	GroupUTMMedium:   `utm_medium`,
+	GroupUTMCampaign: `utm_campaign`,
+	GroupTrackerRef:  `tracker_ref`,
+	GroupClickIDType: `multiIf(gclid != '', 'gclid', gbraid != '', 'gbraid', wbraid != '', 'wbraid', 'none')`,
+	GroupLandingPath: `if(landing_url = '', '', if(path(landing_url) = '', '/', path(landing_url)))`,
 }
 
 // selectAttributionCustomers is one row per customer of the covered apps (latest version): its key,
-// app, shop domain in lower case (as the identity join writes it) and first install (epoch seconds,
-// 0 = unknown). Arguments workspace, apps.
-const selectAttributionCustomers = `SELECT ` + customerKeySQL + `, app_id, lower(shop_domain), ifNull(toUInt32(first_installed_at), 0)
+// app, shop key (pairKeySQL of the app and the shop domain in lower case, as the identity join writes
+// it) and first install (epoch seconds, 0 = unknown). Arguments workspace, apps.
+var selectAttributionCustomers = `SELECT ` + customerKeySQL + `, app_id, ` + pairKeySQL("app_id", "lower(shop_domain)") + `,
+    ifNull(toUInt32(first_installed_at), 0)
 FROM reporting_customers FINAL
 WHERE workspace_id = ? AND app_id IN ?`
 
 // selectShopLinks is each shop's first link per covered app (shop_attribution: the first acquisition
-// a tracking source of that app linked to the shop). Arguments workspace, apps.
-const selectShopLinks = `SELECT app_id, shop_domain, tupleElement(link, 1), tupleElement(link, 2)
+// a tracking source of that app linked to the shop), as the shop's key and the acquisition's. FINAL
+// merges each shop's states in key order, where GROUP BY hashed the two strings (half the CPU on
+// 18.16). Arguments workspace, apps.
+var selectShopLinks = `SELECT ` + pairKeySQL("app_id", "shop_domain") + `, ` + pairKeySQL("tupleElement(link, 1)", "tupleElement(link, 2)") + `
 FROM (
-    SELECT app_id, shop_domain, argMinMerge(first_link) AS link
-    FROM shop_attribution
+    SELECT app_id, shop_domain, finalizeAggregation(first_link) AS link
+    FROM shop_attribution FINAL
     WHERE workspace_id = ? AND app_id IN ?
-    GROUP BY app_id, shop_domain
 )`
 
 // selectAttributionFunnel counts the verified install, trial_started and trial_converted events
 // (funnel_events, one row per event) that occurred in [from, to), per acquisition each is
 // attributed to (its own acquisitionId, else its shop's first link; ” for none). Events naming a
 // shop the workspace excludes in their app are left out (METRICS 1.3). Arguments workspace, apps,
-// from, to, workspace (the exclusions, twice).
-const selectAttributionFunnel = `SELECT acquisition_source_id, acquisition_id, countIf(event_name = 'install'),
+// from, to, workspace (the exclusions, twice). Each acquisition comes as its key (pairKeySQL), with
+// a flag saying whether there is one.
+var selectAttributionFunnel = `SELECT acquisition_id != '', ` + pairKeySQL("acquisition_source_id", "acquisition_id") + `, countIf(event_name = 'install'),
     countIf(event_name = 'trial_started'), countIf(event_name = 'trial_converted')
 FROM (
     SELECT acquisition_source_id, acquisition_id, toString(name) AS event_name, shop_domain, app_id

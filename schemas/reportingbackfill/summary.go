@@ -13,8 +13,14 @@ import (
 
 // summaryTables are the summaries a run fills (schemas.SummaryOf): acquisition_clicks, whose
 // rows the upload matcher reads for the click evidence of every browser, and which lacks the
-// browsers whose events landed before migration 0015.
-var summaryTables = []string{"acquisition_clicks"}
+// browsers whose events landed before migration 0015; acquisition_touches, the first touches
+// attribution reads, which lacks those landed before 0025.
+var summaryTables = []string{"acquisition_clicks", "acquisition_touches"}
+
+// SummaryTables lists the summaries a run fills, which Auto also summarises after the migrations
+// when they are not recorded complete: a migration whose only materialized views write these holds
+// for rows landed before it once the process that applied it has started.
+func SummaryTables() []string { return slices.Clone(summaryTables) }
 
 // SummaryResult is one summary's part of a Result.
 type SummaryResult struct {
