@@ -64,7 +64,13 @@ func newClusterEnv(t *testing.T) *clusterEnv {
 	m := &Migrator{
 		Server: srv, Database: cfg.Database, Cluster: cfg.Cluster, Locker: noLock{},
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		DB:  func(ctx context.Context) (driver.Conn, error) { return clickhousex.Open(ctx, plain) },
+		DB: func(ctx context.Context) (driver.Conn, error) {
+			db, err := clickhousex.Open(ctx, plain)
+			if err == nil {
+				t.Cleanup(func() { _ = db.Close() })
+			}
+			return db, err
+		},
 		Node: func(ctx context.Context, addr string) (driver.Conn, error) {
 			c := plain
 			c.Addr = addr

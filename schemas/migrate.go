@@ -217,7 +217,7 @@ func (m *Migrator) exec(ctx context.Context, db driver.Conn, st string) error {
 	if m.Node == nil {
 		return errors.New("cluster mode: no way to connect to each node (Migrator.Node)")
 	}
-	addrs, err := clusterNodes(ctx, db, m.Cluster)
+	addrs, err := ClusterNodes(ctx, db, m.Cluster)
 	if err != nil {
 		return err
 	}
@@ -235,9 +235,14 @@ func (m *Migrator) exec(ctx context.Context, db driver.Conn, st string) error {
 	return nil
 }
 
-// clusterNodes lists the native-protocol address of every node of the cluster, as the connected
+// Querier is what listing a cluster's nodes needs of a connection.
+type Querier interface {
+	Query(ctx context.Context, query string, args ...any) (driver.Rows, error)
+}
+
+// ClusterNodes lists the native-protocol address of every node of the cluster, as the connected
 // node's configuration names them.
-func clusterNodes(ctx context.Context, db driver.Conn, cluster string) ([]string, error) {
+func ClusterNodes(ctx context.Context, db Querier, cluster string) ([]string, error) {
 	rows, err := db.Query(ctx, selectClusterNodes, cluster)
 	if err != nil {
 		return nil, fmt.Errorf("list the nodes of cluster %s: %w", cluster, err)
