@@ -117,11 +117,11 @@ func expiredPartitions(ctx context.Context, conn RetentionConn, cutoff time.Time
 
 // runRetentionDaily runs retention now and then every day until ctx ends. A failed run is logged
 // and tried again the next day: retention is never worth stopping the consumers for.
-func runRetentionDaily(ctx context.Context, conn RetentionConn, log *slog.Logger) {
+func runRetentionDaily(ctx context.Context, conn RetentionConn, cl RetentionCluster, log *slog.Logger) {
 	t := time.NewTicker(retentionInterval)
 	defer t.Stop()
 	for {
-		rep, err := RunRetention(ctx, conn, time.Now())
+		rep, err := RunClusterRetention(ctx, conn, time.Now(), cl)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			log.Error("retention run failed; retrying tomorrow", "err", err, "dropped", rep.Dropped)

@@ -62,6 +62,8 @@ type Deps struct {
 	Producer *kgo.Client
 	Registry prometheus.Registerer
 	Log      *slog.Logger
+	// RetentionCluster places retention on a ClickHouse cluster's local tables (zero: one node).
+	RetentionCluster RetentionCluster
 }
 
 type runner interface {
@@ -75,13 +77,15 @@ type Service struct {
 	checks  []RecordCheck
 	clients []*kgo.Client
 	log     *slog.Logger
-	// retention is applied daily beside the loops (retention.go).
-	retention RetentionConn
+	// retention is applied daily beside the loops (retention.go), on the cluster's local tables
+	// when retentionCluster names one (retention_cluster.go).
+	retention        RetentionConn
+	retentionCluster RetentionCluster
 }
 
 // New builds the consumers. Nothing connects until Run.
 func New(cfg Config, d Deps) (*Service, error) {
-	s := &Service{log: d.Log}
+	s := &Service{log: d.Log, retentionCluster: d.RetentionCluster}
 	if d.ClickHouse != nil {
 		s.retention = d.ClickHouse
 	}
@@ -144,7 +148,10 @@ func (s *Service) Run(ctx context.Context) error {
 		g.Go(func() error { return l.Run(gctx) })
 	}
 	if s.retention != nil {
-		g.Go(func() error { runRetentionDaily(gctx, s.retention, s.log.With("job", "retention")); return nil })
+		g.Go(func() error {
+			runRetentionDaily(gctx, s.retention, s.retentionCluster, s.log.With("job", "retention"))
+			return nil
+		})
 	}
 	err := g.Wait()
 	s.Close()

@@ -15,6 +15,7 @@ import (
 	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/ingest"
 	"github.com/revtrack/revtrack/ingest/platformsync"
+	"github.com/revtrack/revtrack/internal/clickhousex"
 	"github.com/revtrack/revtrack/internal/health"
 	"github.com/revtrack/revtrack/internal/httpserver"
 	"github.com/revtrack/revtrack/internal/kafkax"
@@ -189,7 +190,7 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 	if c.process {
 		svc, err := processors.New(a.cfg.Process, processors.Deps{Kafka: a.cfg.Kafka, ClickHouse: in.clickhouse,
 			Producer: in.producer, Registry: reg,
-			Log: a.log.With("component", "process")})
+			Log: a.log.With("component", "process"), RetentionCluster: a.retentionCluster()})
 		if err != nil {
 			return err
 		}
@@ -211,4 +212,19 @@ func (a *app) serve(ctx context.Context, name string, c components) error {
 	g.Go(func() error { return httpserver.Serve(gctx, ln, engine, a.cfg.HTTP.Server(longWrites), log) })
 	log.Info("started", "components", c.names(), "base_url", a.cfg.HTTP.BaseURL, "kafka_instance_id", a.cfg.Kafka.InstanceID)
 	return g.Wait()
+}
+
+// retentionCluster places retention on the ClickHouse cluster's local tables, dropping partitions
+// through a connection to each node (processors.RetentionCluster); the zero value on one node.
+func (a *app) retentionCluster() processors.RetentionCluster {
+	ch := a.cfg.ClickHouse
+	if ch.Cluster == "" {
+		return processors.RetentionCluster{}
+	}
+	return processors.RetentionCluster{Name: ch.Cluster, Database: ch.Database,
+		Node: func(ctx context.Context, addr string) (processors.RetentionNode, error) {
+			c := ch
+			c.Addr, c.Cluster = addr, "" // a node's own tables: none of the cluster's session checks
+			return clickhousex.Open(ctx, c)
+		}}
 }
