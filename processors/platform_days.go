@@ -13,53 +13,76 @@ import (
 )
 
 // deriveDays recomputes the customer days (schemas.CustomerDaysTable, migration 0024) the batch's
-// transactions fall on: per app, the days from the earliest to the latest transaction of the batch
-// of every customer it names, in chunks of deriveChunk customers, each one INSERT … SELECT that
-// ClickHouse runs over reporting_transactions FINAL without sending a row back. Days in between
-// that the batch did not touch are written again with the same sums, which is harmless. The copy
-// reporting_transactions is filled by its view within the insert that landed the batch, so the
+// transactions fall on and the observed usage days (schemas.ObservedDaysTable, migration 0026) its
+// usage records fall on: per app, the days from the earliest to the latest record of the batch of
+// every customer it names, in chunks of deriveChunk customers, each one INSERT … SELECT that
+// ClickHouse runs over the customer-ordered copy (FINAL) without sending a row back. Days in
+// between that the batch did not touch are written again with the same sums, which is harmless.
+// The copies are filled by their views within the insert that landed the batch, so the
 // recomputation sees the batch; and since a customer's records share a Kafka key, no other
-// consumer lands that customer's transactions meanwhile, so the version written last has seen
-// every transaction landed before it.
-func (d *PlatformDeriver) deriveDays(ctx context.Context, txns []schemas.PlatformRecord, ver uint64) error {
-	type appKey struct{ workspaceID, appID string }
-	type span struct {
-		customers map[string]bool
-		from, to  time.Time
-	}
-	apps := map[appKey]*span{}
+// consumer lands that customer's records meanwhile, so the version written last has seen every
+// record landed before it. A record without a customer is its app's customer "" (the copies name
+// it so), recomputed like any other.
+func (d *PlatformDeriver) deriveDays(ctx context.Context, txns, events []schemas.PlatformRecord, ver uint64) error {
+	days, observed := daySpans{}, daySpans{}
 	for _, r := range txns {
-		t := r.Transaction
-		if t.CustomerID == "" {
-			continue
-		}
-		k := appKey{r.WorkspaceID, r.AppID}
-		s := apps[k]
-		if s == nil {
-			s = &span{customers: map[string]bool{}, from: t.CreatedAt, to: t.CreatedAt}
-			apps[k] = s
-		}
-		s.customers[schemas.CustomerPublicID(r.AppID, t.CustomerID)] = true
-		if t.CreatedAt.Before(s.from) {
-			s.from = t.CreatedAt
-		}
-		if t.CreatedAt.After(s.to) {
-			s.to = t.CreatedAt
+		days.add(r, r.Transaction.CustomerID, r.Transaction.CreatedAt)
+	}
+	for _, r := range events {
+		if e := r.LifecycleEvent; e.Type == usageChargeApplied {
+			observed.add(r, e.CustomerID, e.OccurredAt)
 		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(maxDeriveLookups / 2)
-	for k, s := range apps {
+	days.recompute(gctx, g, "customer days", func(ctx context.Context, k appKey, ids []string, s *daySpan) error {
+		return schemas.CustomerDays(ctx, d.conn, ver, k.workspaceID, k.appID, ids, s.from, s.to)
+	})
+	observed.recompute(gctx, g, "observed usage days", func(ctx context.Context, k appKey, ids []string, s *daySpan) error {
+		return schemas.ObservedDays(ctx, d.conn, ver, k.workspaceID, k.appID, ids, s.from, s.to)
+	})
+	return g.Wait()
+}
+
+type appKey struct{ workspaceID, appID string }
+
+// daySpan is the customers of one app a batch names and the instants its records span.
+type daySpan struct {
+	customers map[string]bool
+	from, to  time.Time
+}
+
+type daySpans map[appKey]*daySpan
+
+func (m daySpans) add(r schemas.PlatformRecord, customerID string, at time.Time) {
+	k := appKey{r.WorkspaceID, r.AppID}
+	s := m[k]
+	if s == nil {
+		s = &daySpan{customers: map[string]bool{}, from: at, to: at}
+		m[k] = s
+	}
+	s.customers[schemas.CustomerPublicID(r.AppID, customerID)] = true
+	if at.Before(s.from) {
+		s.from = at
+	}
+	if at.After(s.to) {
+		s.to = at
+	}
+}
+
+// recompute runs one statement per app and chunk of customers on g.
+func (m daySpans) recompute(ctx context.Context, g *errgroup.Group, what string,
+	exec func(context.Context, appKey, []string, *daySpan) error) {
+	for k, s := range m {
 		ids := slices.Sorted(maps.Keys(s.customers))
 		for start := 0; start < len(ids); start += deriveChunk {
 			chunk := ids[start:min(start+deriveChunk, len(ids))]
 			g.Go(func() error {
-				if err := schemas.CustomerDays(gctx, d.conn, ver, k.workspaceID, k.appID, chunk, s.from, s.to); err != nil {
-					return fmt.Errorf("recompute customer days: %w", err)
+				if err := exec(ctx, k, chunk, s); err != nil {
+					return fmt.Errorf("recompute %s: %w", what, err)
 				}
 				return nil
 			})
 		}
 	}
-	return g.Wait()
 }

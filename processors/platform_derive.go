@@ -116,7 +116,7 @@ func (d *PlatformDeriver) Derive(ctx context.Context, txns, events []schemas.Pla
 		w, wctx := errgroup.WithContext(ctx)
 		w.Go(func() error { return writeIfAny(wctx, d.charges, slices.Concat(chargeRows...)) })
 		w.Go(func() error { return writeIfAny(wctx, d.customers, slices.Concat(custRows...)) })
-		w.Go(func() error { return d.deriveDays(wctx, txns, ver) })
+		w.Go(func() error { return d.deriveDays(wctx, txns, events, ver) })
 		err = w.Wait()
 	}
 	if rej := (*RejectedError)(nil); errors.As(err, &rej) {

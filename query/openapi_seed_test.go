@@ -133,6 +133,10 @@ description, amount_cents, currency, occurred_at, synced_at)`,
 			add(ws, "app-1", "u-1", "c-alpha", "ch-alpha", "orders", int64(450), "USD", at(-20, 10), now.UTC())
 			add(ws, "app-1", "u-2", "c-alpha", "ch-alpha", "orders", int64(700), "USD", at(-6, 10), now.UTC())
 		})
+	// And its observed usage days (migration 0026).
+	if err := schemas.AllObservedDays(ctx, conn, 1, ws); err != nil {
+		t.Fatal(err)
+	}
 	insert(t, ctx, conn, `INSERT INTO usage_events (workspace_id, app_id, event_id, customer_id, name, quantity, occurred_at, received_at)`,
 		func(add func(...any)) {
 			add(ws, "app-1", "ue-1", "c-alpha", "orders_synced", int64(3), at(-2, 10), now.UTC())

@@ -2,6 +2,7 @@ package reporting
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/revtrack/revtrack/query/reporting/reportingtest"
+	"github.com/revtrack/revtrack/schemas"
 )
 
 // countingConn counts the queries that read data, as opposed to the version read on system.parts
@@ -195,8 +197,10 @@ func TestKeptResponsesSurviveMergesNotDataChanges(t *testing.T) {
 	}
 	jsonEq(t, "kept after the merge", kept, first)
 
-	// A mutation (the retention scrub's kind of change) discards it.
-	exec("ALTER TABLE reporting_observed_usage DELETE WHERE usage_record_id = 'ur-second'")
+	// A mutation (the retention scrub's kind of change) discards it: ur-second's 300 cents taken
+	// off its day's row (every version of it) in the observed usage days the summary reads.
+	exec(fmt.Sprintf("ALTER TABLE reporting_observed_days UPDATE amount_cents = amount_cents - 300 WHERE day = %d AND public_id = '%s'",
+		MustDate("2026-03-29").Start().Unix()/86400, schemas.CustomerPublicID("app-1", reportingtest.Shop("1001"))))
 	waitMutations(t, e)
 	afterDelete, computed := summary()
 	if !computed {
@@ -206,7 +210,7 @@ func TestKeptResponsesSurviveMergesNotDataChanges(t *testing.T) {
 		t.Fatalf("observed usage after the delete %d, want %d", g, w)
 	}
 	// So does a dropped partition.
-	exec("ALTER TABLE reporting_observed_usage DROP PARTITION 202603")
+	exec("ALTER TABLE reporting_observed_days DROP PARTITION tuple()")
 	afterDrop, computed := summary()
 	if !computed {
 		t.Fatal("a dropped partition kept the summary computed before it")

@@ -32,7 +32,8 @@ var sqlConstants = map[string]string{
 	"selectListEventFacts": selectListEventFacts, "selectListUsageChargeFacts": selectListUsageChargeFacts,
 	"andIDNotExcluded": andIDNotExcluded, "andIDExcluded": andIDExcluded, "andIDNotExcludedQuery": andIDNotExcludedQuery,
 	"andIDExcludedQuery": andIDExcludedQuery, "usageTotalsHead": usageTotalsHead, "observedCurrenciesHead": observedCurrenciesHead,
-	"observedUsageWhere": observedUsageWhere,
+	"observedDaysWhere": observedDaysWhere, "usageTotalsTail": usageTotalsTail,
+	// observedUsageWhere: only the series sends it (TestTimelineQueriesRunOnCurrentClickHouse).
 	// customers_sql.go: the list's search.
 	"selectSearchPageIDs": selectSearchPageIDs, "whereSearch": whereSearch, "andSearch": andSearch,
 }

@@ -213,12 +213,13 @@ func fillLoad(t testing.TB, conn driver.Conn, customers, tx int) {
 			t.Fatalf("%v\n%s", err, q)
 		}
 	}
-	// The landing consumer's customer days (migration 0024), as it would write them.
-	if err := schemas.AllCustomerDays(c, conn, 1, "ws"); err != nil {
+	// The landing consumer's customer days and observed usage days (migrations 0024, 0026), as it
+	// would write them.
+	if err := schemas.AllDays(c, conn, 1, "ws"); err != nil {
 		t.Fatal(err)
 	}
 	for _, table := range []string{"platform_transactions", "platform_lifecycle_events", "platform_charges", "platform_customers",
-		"reporting_customer_days", "reporting_customers", "reporting_charges", "reporting_events", "reporting_transactions", "reporting_payments",
+		"reporting_customer_days", "reporting_observed_days", "reporting_customers", "reporting_charges", "reporting_events", "reporting_transactions", "reporting_payments",
 		"reporting_charge_payments", "reporting_customer_payments", "reporting_charge_billing", "reporting_usage_transactions", "reporting_usage_charges", "reporting_usage_events", "reporting_usage_sales", "reporting_observed_usage"} {
 		if err := conn.Exec(c, "OPTIMIZE TABLE "+table+" FINAL"); err != nil {
 			t.Fatal(err)

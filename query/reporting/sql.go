@@ -183,42 +183,61 @@ GROUP BY public_id, charge_id, currency`
 )
 
 // selectUsageFacts is each customer's usage per currency: gross over the trailing 30 days ending on
-// A (usage MRR, concentration) and gross, net and count over the range (billed usage). FINAL over
-// the key range of the two windows (reporting_usage_sales is ordered by time, migration 0014).
+// A (usage MRR, concentration) and gross, net and count over the range (billed usage), from the
+// customer days (migration 0024: usage sales already de-duplicated when they landed), FINAL only
+// over the day rows' versions. Both windows are whole UTC days (days since the epoch: A − 29 and
+// the range's first day, up to A), so the days give exactly the sums of the sales' instants. A
+// customer is read when it has a usage sale in either window (HAVING), as the sales themselves
+// would give. Arguments: the trailing window's first day, the range's first day three times,
+// workspace, apps, the earlier of the two first days, end(A)'s day.
 const selectUsageFacts = `SELECT ` + customerKeySQL + ` AS key, currency,
-    sumIf(gross_cents, created_at >= toDateTime(?)) AS trailing_gross,
-    sumIf(gross_cents, created_at >= toDateTime(?)) AS range_gross,
-    sumIf(net_cents, created_at >= toDateTime(?)) AS range_net,
-    countIf(created_at >= toDateTime(?)) AS range_count
-FROM reporting_usage_sales FINAL
-WHERE workspace_id = ? AND app_id IN ? AND created_at >= toDateTime(?) AND created_at < toDateTime(?)
-GROUP BY public_id, currency`
+    sumIf(usage_gross_cents, day >= ?) AS trailing_gross,
+    sumIf(usage_gross_cents, day >= ?) AS range_gross,
+    sumIf(usage_net_cents, day >= ?) AS range_net,
+    sumIf(usage_sales, day >= ?) AS range_count
+FROM reporting_customer_days FINAL
+WHERE workspace_id = ? AND app_id IN ? AND day >= ? AND day < ?
+GROUP BY public_id, currency
+HAVING sum(usage_sales) > 0`
 
 // usageTotalsHead is selectUsageFacts per currency, for the metrics that show no customer's usage:
-// head, scope condition (on public_id), byCurrencyTail. The aggregation by customer is what it saves.
-const usageTotalsHead = `SELECT currency,
-    sumIf(gross_cents, created_at >= toDateTime(?)) AS trailing_gross,
-    sumIf(gross_cents, created_at >= toDateTime(?)) AS range_gross,
-    sumIf(net_cents, created_at >= toDateTime(?)) AS range_net,
-    countIf(created_at >= toDateTime(?)) AS range_count
-FROM reporting_usage_sales FINAL
-WHERE workspace_id = ? AND app_id IN ? AND created_at >= toDateTime(?) AND created_at < toDateTime(?)`
+// head, scope condition (on public_id), usageTotalsTail. The aggregation by customer is what it
+// saves.
+const (
+	usageTotalsHead = `SELECT currency,
+    sumIf(usage_gross_cents, day >= ?) AS trailing_gross,
+    sumIf(usage_gross_cents, day >= ?) AS range_gross,
+    sumIf(usage_net_cents, day >= ?) AS range_net,
+    sumIf(usage_sales, day >= ?) AS range_count
+FROM reporting_customer_days FINAL
+WHERE workspace_id = ? AND app_id IN ? AND day >= ? AND day < ?`
+	usageTotalsTail = byCurrencyTail + `
+HAVING sum(usage_sales) > 0`
+)
 
 // testCharges are the covered apps' test charges (test never changes between a charge's versions).
 const testCharges = `SELECT app_id, charge_id FROM reporting_charges WHERE workspace_id = ? AND app_id IN ? AND test = 1`
 
-// Observed usage charges per currency in [from, to), FINAL over the range's key range
-// (reporting_observed_usage is ordered by time, migration 0014): head, scope condition, tail. A
-// usage record carries its own test flag (migration 0009: the partner API links a usage record to
-// no subscription); a record whose charge_id names a test charge is left out too (METRICS 1.3).
+// Observed usage charges per currency over the range's days, from the observed usage days
+// (migration 0026: each customer's non-test usage records per day, charge and currency, already
+// de-duplicated when they landed), FINAL only over the day rows' versions: head, scope condition
+// (on public_id), tail. The range is whole UTC days, so the days give exactly the records'
+// sums. A record whose charge_id names a test charge is left out here, when read, since the
+// charge can land after it (METRICS 1.3; the record's own test flag is left out when the day is
+// written). Arguments: workspace, apps, the first day, end(to)'s day, workspace, apps.
 const (
-	observedUsageHead = `SELECT currency, sum(amount_cents), count()
-FROM reporting_observed_usage FINAL` + observedUsageWhere
+	observedUsageHead = `SELECT currency, sum(amount_cents), sum(records)
+FROM reporting_observed_days FINAL` + observedDaysWhere
 	// observedCurrenciesHead only tells which currencies have an observed usage charge, for the
-	// metrics that do not show their sums: no FINAL, since a row's versions share their currency and
-	// test flags, so a currency has a row with FINAL exactly when it has one without.
-	observedCurrenciesHead = `SELECT currency, toInt64(0), count()
-FROM reporting_observed_usage` + observedUsageWhere
+	// metrics that do not show their sums: no FINAL, since a day row's versions share their
+	// currency and charge and every one counts at least one record.
+	observedCurrenciesHead = `SELECT currency, toInt64(0), sum(records)
+FROM reporting_observed_days` + observedDaysWhere
+	observedDaysWhere = `
+WHERE workspace_id = ? AND app_id IN ? AND day >= ? AND day < ?
+    AND (app_id, charge_id) NOT IN (` + testCharges + `)`
+	// observedUsageWhere is the same condition on the records themselves (the series reads them by
+	// day, timeline_sql.go): a record carries its own test flag (migration 0009).
 	observedUsageWhere = `
 WHERE workspace_id = ? AND app_id IN ? AND occurred_at >= toDateTime(?) AND occurred_at < toDateTime(?) AND test = 0
     AND (app_id, charge_id) NOT IN (` + testCharges + `)`

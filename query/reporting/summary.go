@@ -138,8 +138,8 @@ var allNeeds = summaryNeeds{observedSums: true, usageByCustomer: true}
 // view, and the billing blocks (nearly all the work) change only when platform data lands or an
 // exclusion changes.
 var (
-	billingTables = []string{"reporting_charges", "reporting_events", "reporting_charge_payments", "reporting_usage_sales",
-		"reporting_observed_usage", "customer_exclusions", "reporting_customers", "reporting_customer_days"}
+	billingTables = []string{"reporting_charges", "reporting_events", "reporting_charge_payments", "reporting_customer_days",
+		"reporting_observed_days", "customer_exclusions", "reporting_customers"}
 	activityTables = []string{"usage_events", "customer_exclusions", "reporting_customers"}
 	syncTables     = []string{"sync_cursors", "sync_runs"}
 )

@@ -364,9 +364,9 @@ func (s *Store) readPayments(ctx context.Context, sc Scope, d summaryDates, from
 }
 
 func (s *Store) readUsage(ctx context.Context, sc Scope, d summaryDates, rng Range, out *chunks[usageRow]) error {
-	trailing, from := d.A.AddDays(-29).Start(), rng.From.Start()
-	rows, err := s.conn.Query(ctx, selectUsageFacts, epoch(trailing), epoch(from), epoch(from), epoch(from), sc.WorkspaceID, sc.apps(),
-		epoch(earlierOf(trailing, from)), epoch(d.A.End()))
+	trailing, from := epochDay(d.A.AddDays(-29).Start()), epochDay(rng.From.Start())
+	rows, err := s.conn.Query(ctx, selectUsageFacts, trailing, from, from, from, sc.WorkspaceID, sc.apps(), min(trailing, from),
+		epochDay(d.A.End()))
 	if err != nil {
 		return fmt.Errorf("read usage: %w", err)
 	}
@@ -385,13 +385,12 @@ func (s *Store) readUsage(ctx context.Context, sc Scope, d summaryDates, rng Ran
 // readUsageTotals reads the usage facts per currency (usageTotalsHead) of the customers the scope
 // admits into out, whose rows name no customer.
 func (s *Store) readUsageTotals(ctx context.Context, sc Scope, cs CustomerScope, ex *exclusions, d summaryDates, rng Range, out *[]usageRow) error {
-	trailing, from := d.A.AddDays(-29).Start(), rng.From.Start()
-	q := new(stmt).add(usageTotalsHead, epoch(trailing), epoch(from), epoch(from), epoch(from), sc.WorkspaceID, sc.apps(),
-		epoch(earlierOf(trailing, from)), epoch(d.A.End()))
+	trailing, from := epochDay(d.A.AddDays(-29).Start()), epochDay(rng.From.Start())
+	q := new(stmt).add(usageTotalsHead, trailing, from, from, from, sc.WorkspaceID, sc.apps(), min(trailing, from), epochDay(d.A.End()))
 	if !scopeFilterByID(q, cs, ex, sc) {
 		return nil
 	}
-	text, args := q.add(byCurrencyTail).query()
+	text, args := q.add(usageTotalsTail).query()
 	rows, err := s.conn.Query(ctx, text, args...)
 	if err != nil {
 		return fmt.Errorf("read usage: %w", err)

@@ -173,16 +173,16 @@ func (s *Store) readUsageActivity(ctx context.Context, query string, args ...any
 	return a
 }
 
-// observedUsage reads METRICS 3.11 per currency; without sums, only which currencies have an
+// observedUsage reads METRICS 3.11 per currency over [from, to), whole UTC days; without sums, only which currencies have an
 // observed usage charge (the values are then not the sums, and must not be shown).
 func (s *Store) observedUsage(ctx context.Context, sc Scope, cs CustomerScope, ex *exclusions, from, to time.Time, sums bool) (map[string]ObservedUsage, error) {
 	head := observedUsageHead
 	if !sums {
 		head = observedCurrenciesHead
 	}
-	q := new(stmt).add(head, sc.WorkspaceID, sc.apps(), epoch(from), epoch(to), sc.WorkspaceID, sc.apps())
+	q := new(stmt).add(head, sc.WorkspaceID, sc.apps(), epochDay(from), epochDay(to), sc.WorkspaceID, sc.apps())
 	out := map[string]ObservedUsage{}
-	if !scopeFilter(q, cs, ex, sc) {
+	if !scopeFilterByID(q, cs, ex, sc) {
 		return out, nil
 	}
 	text, args := q.add(byCurrencyTail).query()

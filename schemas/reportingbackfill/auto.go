@@ -80,24 +80,25 @@ func Auto(ctx context.Context, conn Conn, log *slog.Logger) error {
 			empty = append(empty, t)
 		}
 	}
-	days, err := settleDays(ctx, conn, recorded, log)
-	if err != nil {
-		return err
-	}
-	if days == daysEmpty {
-		empty = append(empty, schemas.CustomerDaysTable)
+	var fillDays []string
+	for _, d := range dayTables {
+		switch act, err := settleDays(ctx, conn, d, recorded, log); {
+		case err != nil:
+			return err
+		case act == daysEmpty:
+			empty = append(empty, d.Table)
+		case act == daysFill:
+			fillDays = append(fillDays, d.Table)
+		}
 	}
 	if err := record(ctx, conn, empty...); err != nil {
 		return err
 	}
-	tables := append(fill, summarise...)
-	if days == daysFill {
-		tables = append(tables, schemas.CustomerDaysTable)
-	}
+	tables := append(append(fill, summarise...), fillDays...)
 	if len(tables) == 0 {
 		return nil
 	}
-	log.Info("backfilling empty copies of tables that hold rows, summaries, and the customer days", "tables", tables)
+	log.Info("backfilling empty copies of tables that hold rows, summaries, and day tables", "tables", tables)
 	_, err = Run(ctx, conn, Options{Tables: tables, Out: logWriter{log}})
 	return err
 }
@@ -106,34 +107,34 @@ type daysAction int
 
 const (
 	daysNothing daysAction = iota
-	daysEmpty              // no transaction yet: the consumer writes every day from now on
+	daysEmpty              // no landed record yet: the consumer writes every day from now on
 	daysFill               // transactions, no day: the migration that created the table has just run
 )
 
-// settleDays says what Auto does with the customer days (days.go): like a copy, they are recorded
-// complete when there is no transaction, and filled when they are empty while transactions exist;
-// when both hold rows, only a backfill can tell, and Auto warns.
-func settleDays(ctx context.Context, conn Conn, recorded map[string]bool, log *slog.Logger) (daysAction, error) {
-	if recorded[schemas.CustomerDaysTable] {
+// settleDays says what Auto does with a day table (days.go): like a copy, it is recorded complete
+// when there is no landed row behind it, and filled when it is empty while such rows exist; when
+// both hold rows, only a backfill can tell, and Auto warns.
+func settleDays(ctx context.Context, conn Conn, d dayTable, recorded map[string]bool, log *slog.Logger) (daysAction, error) {
+	if recorded[d.Table] {
 		return daysNothing, nil
 	}
 	// The landed table, not the copy the days are recomputed from: Run fills that copy first.
-	src, err := exists(ctx, conn, "SELECT 1 FROM platform_transactions")
+	src, err := exists(ctx, conn, "SELECT 1 FROM "+d.Landed)
 	if err != nil {
 		return daysNothing, err
 	}
 	if !src {
 		return daysEmpty, nil
 	}
-	days, err := exists(ctx, conn, "SELECT 1 FROM "+schemas.CustomerDaysTable)
+	days, err := exists(ctx, conn, "SELECT 1 FROM "+d.Table)
 	if err != nil {
 		return daysNothing, err
 	}
 	if !days {
 		return daysFill, nil
 	}
-	log.Warn("the customer days may lack transactions landed before their migration: run `revtrack admin reporting backfill`",
-		"table", schemas.CustomerDaysTable)
+	log.Warn("the day table may lack records landed before its migration: run `revtrack admin reporting backfill`",
+		"table", d.Table)
 	return daysNothing, nil
 }
 

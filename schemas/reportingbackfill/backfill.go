@@ -57,8 +57,8 @@ type Options struct {
 type Result struct {
 	Copies    []CopyResult
 	Summaries []SummaryResult
-	// Days is the customer days' part (days.go), nil when the run left them out.
-	Days *DaysResult
+	// Days are the day tables' parts (days.go), those the run did not leave out.
+	Days []DaysResult
 }
 
 // CopyResult is one copy's part of a Result.
@@ -109,15 +109,9 @@ func Run(ctx context.Context, conn Conn, opts Options) (Result, error) {
 			return res, fmt.Errorf("backfill %s: %w", s.Table, err)
 		}
 	}
-	// After the copies: the days are recomputed from one of them.
-	if len(opts.Tables) == 0 || slices.Contains(opts.Tables, schemas.CustomerDaysTable) {
-		dr, err := backfillDays(ctx, conn, opts, out)
-		res.Days = &dr
-		if err != nil {
-			return res, fmt.Errorf("backfill %s: %w", schemas.CustomerDaysTable, err)
-		}
-	}
-	return res, nil
+	// After the copies: the days are recomputed from them.
+	res.Days, err = backfillDays(ctx, conn, opts, out)
+	return res, err
 }
 
 // part is one workspace's app, and one month of it when the source is partitioned by month.

@@ -88,8 +88,10 @@ func forget(t *testing.T, conn driver.Conn, copies []schemas.Copy) {
 			t.Fatal(err)
 		}
 	}
-	if err := conn.Exec(testenv.Ctx(t), "TRUNCATE TABLE "+schemas.CustomerDaysTable); err != nil {
-		t.Fatal(err)
+	for _, days := range []string{schemas.CustomerDaysTable, schemas.ObservedDaysTable} {
+		if err := conn.Exec(testenv.Ctx(t), "TRUNCATE TABLE "+days); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := conn.Exec(testenv.Ctx(t), "TRUNCATE TABLE "+schemas.CopyBackfillsTable); err != nil {
 		t.Fatal(err)
@@ -228,7 +230,7 @@ func TestBackfill(t *testing.T) {
 		}
 		rows[c.Table] = s.rows
 	}
-	if r := recorded(t, conn); len(r) != len(copies)+3 || !r["acquisition_clicks"] || !r["acquisition_touches"] || !r[schemas.CustomerDaysTable] { // no browser events: nothing to summarise
+	if r := recorded(t, conn); len(r) != len(copies)+4 || !r["acquisition_clicks"] || !r["acquisition_touches"] || !r[schemas.CustomerDaysTable] || !r[schemas.ObservedDaysTable] { // no browser events: nothing to summarise
 		t.Errorf("recorded complete: %v, want all %d copies, acquisition_clicks, acquisition_touches and the customer days", r, len(copies))
 	}
 	daysAgree(t, conn, "ws-a", "ws-b")
@@ -323,7 +325,7 @@ func TestAuto(t *testing.T) {
 	conn := pipeline.Migrated(t).Conn
 	ctx := testenv.Ctx(t)
 	copies := copiesOf(t)
-	if r := recorded(t, conn); len(r) != len(copies)+3 || !r["acquisition_clicks"] || !r["acquisition_touches"] || !r[schemas.CustomerDaysTable] {
+	if r := recorded(t, conn); len(r) != len(copies)+4 || !r["acquisition_clicks"] || !r["acquisition_touches"] || !r[schemas.CustomerDaysTable] || !r[schemas.ObservedDaysTable] {
 		t.Fatalf("a fresh database has %v recorded, want every copy, acquisition_clicks, acquisition_touches and the customer days", r)
 	}
 	history(t, conn, 0, 2000)
@@ -351,8 +353,8 @@ func TestAuto(t *testing.T) {
 		}
 	}
 	// The customer days were empty while transactions existed: filled from them, recorded.
-	if !r[schemas.CustomerDaysTable] {
-		t.Errorf("the customer days were not recorded complete:\n%s", logs.String())
+	if !r[schemas.CustomerDaysTable] || !r[schemas.ObservedDaysTable] {
+		t.Errorf("the day tables were not recorded complete:\n%s", logs.String())
 	}
 	daysAgree(t, conn, "ws-a", "ws-b")
 	if err := reportingbackfill.Auto(ctx, conn, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
@@ -376,6 +378,12 @@ func daysAgree(t *testing.T, conn driver.Conn, workspaces ...string) {
 		}
 		if n != 0 {
 			t.Errorf("%s: %d customer-day rows differ from platform_transactions", ws, n)
+		}
+		if err := conn.QueryRow(testenv.Ctx(t), schemas.ObservedDaysMismatches, ws, ws).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Errorf("%s: %d observed usage day rows differ from platform_usage_charges", ws, n)
 		}
 	}
 }

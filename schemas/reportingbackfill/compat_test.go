@@ -33,6 +33,13 @@ func TestStatementsRunOnCurrentClickHouse(t *testing.T) {
 		}
 		statements = append(statements, st)
 	}
+	args["observedDaysOf"], args["allObservedDays"] = args["customerDaysOf"], args["allCustomerDays"]
+	for name, st := range schemas.ObservedDaysStatements {
+		for _, a := range args[name] {
+			st = strings.Replace(st, "?", a, 1)
+		}
+		statements = append(statements, st)
+	}
 	var golden []string
 	for _, c := range copiesOf(t) {
 		rows, err := conn.Query(testenv.Ctx(t), "SELECT * FROM ("+c.Select+") LIMIT 0")

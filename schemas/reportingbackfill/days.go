@@ -4,37 +4,61 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/revtrack/revtrack/schemas"
 )
 
-// The customer days (schemas.CustomerDaysTable, migration 0024) are not a copy: the landing
-// consumer writes them, recomputed from reporting_transactions after each batch. A database with
-// history is filled by recomputing every customer's days from the same copy, workspace by
-// workspace, with a version taken before the read: a row the consumer writes meanwhile has a greater
-// version and has seen at least as much, so whichever of the two lands last, the greater version
-// stands. The table is recorded complete once filled from a reporting_transactions that is itself
-// recorded complete.
-const daysSource = "reporting_transactions"
+// The day tables (the customer days, migration 0024; the observed usage days, migration 0026) are
+// not copies: the landing consumer writes them, recomputed from a customer-ordered copy after each
+// batch. A database with history is filled by recomputing every customer's days from the same
+// copy, workspace by workspace, with a version taken before the read: a row the consumer writes
+// meanwhile has a greater version and has seen at least as much, so whichever of the two lands
+// last, the greater version stands. A table is recorded complete once filled from a copy that is
+// itself recorded complete.
+type dayTable struct {
+	Table  string
+	Source string // the copy the days are recomputed from
+	Landed string // the landed table behind it (Auto looks at it: Run fills the copy first)
+	all    func(ctx context.Context, conn schemas.Execer, version uint64, workspaceID string) error
+}
 
-// selectDaysWorkspaces lists the workspaces whose transactions the days are recomputed for.
-const selectDaysWorkspaces = `SELECT DISTINCT workspace_id FROM ` + daysSource
+var dayTables = []dayTable{
+	{schemas.CustomerDaysTable, "reporting_transactions", "platform_transactions", schemas.AllCustomerDays},
+	{schemas.ObservedDaysTable, "reporting_usage_charges", "platform_usage_charges", schemas.AllObservedDays},
+}
 
-// DaysResult is the customer days' part of a Result.
+// DaysResult is a day table's part of a Result.
 type DaysResult struct {
+	Table string
 	// Workspaces recomputed (or that would be, in a dry run).
 	Workspaces int
 	// Recorded says the table was recorded complete.
 	Recorded bool
 }
 
-// backfillDays recomputes the customer days of every workspace (or opts.WorkspaceID's).
-func backfillDays(ctx context.Context, conn Conn, opts Options, out io.Writer) (DaysResult, error) {
-	var res DaysResult
+// backfillDays recomputes every day table opts selects, for every workspace (or opts.WorkspaceID's).
+func backfillDays(ctx context.Context, conn Conn, opts Options, out io.Writer) ([]DaysResult, error) {
+	var res []DaysResult
+	for _, d := range dayTables {
+		if len(opts.Tables) > 0 && !slices.Contains(opts.Tables, d.Table) {
+			continue
+		}
+		r, err := backfillDayTable(ctx, conn, d, opts, out)
+		res = append(res, r)
+		if err != nil {
+			return res, fmt.Errorf("backfill %s: %w", d.Table, err)
+		}
+	}
+	return res, nil
+}
+
+func backfillDayTable(ctx context.Context, conn Conn, d dayTable, opts Options, out io.Writer) (DaysResult, error) {
+	res := DaysResult{Table: d.Table}
 	wss := []string{opts.WorkspaceID}
 	if opts.WorkspaceID == "" {
-		rows, err := conn.Query(ctx, selectDaysWorkspaces)
+		rows, err := conn.Query(ctx, "SELECT DISTINCT workspace_id FROM "+d.Source)
 		if err != nil {
 			return res, fmt.Errorf("list workspaces: %w", err)
 		}
@@ -57,11 +81,11 @@ func backfillDays(ctx context.Context, conn Conn, opts Options, out io.Writer) (
 		if opts.DryRun {
 			continue
 		}
-		if err := schemas.AllCustomerDays(ctx, conn, uint64(time.Now().UnixMicro()), ws); err != nil {
+		if err := d.all(ctx, conn, uint64(time.Now().UnixMicro()), ws); err != nil {
 			return res, fmt.Errorf("workspace %s: %w", ws, err)
 		}
 	}
-	fmt.Fprintf(out, "%s: recomputed the days of %d workspaces from %s\n", schemas.CustomerDaysTable, res.Workspaces, daysSource)
+	fmt.Fprintf(out, "%s: recomputed the days of %d workspaces from %s\n", d.Table, res.Workspaces, d.Source)
 	if opts.DryRun || opts.WorkspaceID != "" {
 		return res, nil
 	}
@@ -69,8 +93,8 @@ func backfillDays(ctx context.Context, conn Conn, opts Options, out io.Writer) (
 	if err != nil {
 		return res, err
 	}
-	if recorded[daysSource] {
-		if err := record(ctx, conn, schemas.CustomerDaysTable); err != nil {
+	if recorded[d.Source] {
+		if err := record(ctx, conn, d.Table); err != nil {
 			return res, err
 		}
 		res.Recorded = true

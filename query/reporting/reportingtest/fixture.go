@@ -235,9 +235,10 @@ func (f *Fixture) FlushContext(ctx context.Context) error {
 			f.order = append(f.order, insertCharges)
 		}
 	}
-	// The customer days are written by the landing consumer, not a view (migration 0024): recompute
-	// them as it would after transactions land.
+	// The customer days and observed usage days are written by the landing consumer, not a view
+	// (migrations 0024, 0026): recompute them as it would after transactions and usage records land.
 	days := slices.Contains(f.order, insertTransactions)
+	observed := slices.Contains(f.order, insertUsageCharges)
 	for _, insert := range slices.Clone(f.order) {
 		b, err := f.Conn.PrepareBatch(ctx, insert)
 		if err != nil {
@@ -256,6 +257,11 @@ func (f *Fixture) FlushContext(ctx context.Context) error {
 	if days {
 		if err := schemas.AllCustomerDays(ctx, f.Conn, f.next(), f.WorkspaceID); err != nil {
 			return fmt.Errorf("customer days: %w", err)
+		}
+	}
+	if observed {
+		if err := schemas.AllObservedDays(ctx, f.Conn, f.next(), f.WorkspaceID); err != nil {
+			return fmt.Errorf("observed usage days: %w", err)
 		}
 	}
 	return nil
