@@ -6,17 +6,17 @@
 -- the view keeps, per insert and per acquisition and month, only the earliest event's values, so a
 -- reader de-duplicates plain columns by a fixed-size key.
 --
--- ReplacingMergeTree(version): version orders the rows of one acquisition and month (a partition,
--- so rows of two months never merge) so that the earliest touch is the greatest: the high 32 bits
--- are the milliseconds from the month's start to its first event, inverted, the low 32 bits its
--- event ID's first four bytes, inverted (order-preserving). Merges thus keep the row argMin would
--- pick, and an event that lands late but happened earlier replaces the row. Readers never rely on
--- merges: they take, per acquisition_key, the row of greatest version and the smallest first_at over
--- every row and month, which is acquisitions' -Merge result. Two events of one browser in the same
--- millisecond whose IDs share their first four bytes, landed in different inserts, tie: a merge
--- then keeps the later insert's row, where argMin keeps the smaller ID (within one insert the view's
--- argMin decides exactly; the tracker's IDs are random UUIDs, and it repeats a browser's first_*
--- values on each of its events, so both rows normally carry the same channel).
+-- ReplacingMergeTree(version): version orders an acquisition's rows so that the earliest touch is
+-- the greatest: from the high bits, its first event's time in seconds (32 bits), its millisecond (10
+-- bits), and the first 22 bits of its event ID (order-preserving), each inverted. Merges thus keep
+-- the row argMin would pick, and an event that lands late but happened earlier replaces the row.
+-- Readers never rely on merges: they take, per acquisition_key, over every row and month, the row
+-- of greatest version and the smallest first_at, which is acquisitions' -Merge result. Two events of
+-- one browser in the same millisecond whose IDs share their first 22 bits (two bytes and a bit more),
+-- landed in different inserts, tie: a merge then keeps the later insert's row and a reader either,
+-- where argMin keeps the smaller ID. Within one insert the view's argMin decides exactly, and the
+-- tracker repeats a browser's first_* values on each of its events, so both rows normally carry the
+-- same channel.
 --
 -- acquisition_key is (source_id, acquisition_id) hashed to 128 bits (length-prefixed, so no two
 -- pairs share an input): on 18.16 grouping by it costs a fraction of grouping by the strings, and
@@ -86,7 +86,8 @@ SELECT
         first_gclid, first_gbraid, first_wbraid, first_landing_url), (occurred_at, occurred_ms, event_id)), 9) AS wbraid,
     tupleElement(argMin((occurred_ms, event_id, first_tracker_ref, first_utm_source, first_utm_medium, first_utm_campaign,
         first_gclid, first_gbraid, first_wbraid, first_landing_url), (occurred_at, occurred_ms, event_id)), 10) AS landing_url,
-    bitOr(bitShiftLeft(toUInt64(4294967295 - ((toUInt32(first_at) - toUInt32(toStartOfMonth(first_at)) * 86400) * 1000 + first_ms)), 32),
-        toUInt64(4294967295 - reinterpretAsUInt32(reverse(substring(concat(first_event_id, '\0\0\0\0'), 1, 4))))) AS version
+    bitOr(bitShiftLeft(toUInt64(4294967295 - toUInt32(first_at)), 32),
+        bitOr(bitShiftLeft(toUInt64(1023 - first_ms), 22),
+            toUInt64(4194303 - bitShiftRight(reinterpretAsUInt32(reverse(substring(concat(first_event_id, '\0\0\0'), 1, 3))), 2)))) AS version
 FROM browser_events
 GROUP BY workspace_id, app_id, source_id, acquisition_id, event_month;
