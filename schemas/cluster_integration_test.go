@@ -29,7 +29,8 @@ type clusterEnv struct {
 	addrs []string               // every node, the first one first
 }
 
-func newClusterEnv(t *testing.T) *clusterEnv {
+// clusterConfig is the local cluster's configuration with a database of the test's own.
+func clusterConfig(t *testing.T) clickhousex.Config {
 	t.Helper()
 	if os.Getenv("REVTRACK_CLUSTER_TESTS") != "1" {
 		t.Skip("cluster tests run with REVTRACK_CLUSTER_TESTS=1 against deploy/local/stack up --cluster")
@@ -46,6 +47,12 @@ func newClusterEnv(t *testing.T) *clusterEnv {
 	if cfg.Cluster == "" {
 		t.Fatal("REVTRACK_CLICKHOUSE_CLUSTER is empty: run `eval \"$(deploy/local/stack env --cluster)\"`")
 	}
+	return cfg
+}
+
+func newClusterEnv(t *testing.T) *clusterEnv {
+	t.Helper()
+	cfg := clusterConfig(t)
 	ctx := context.Background()
 	// The test's connections skip the profile check (TestClusterProfileIsChecked covers it) and
 	// name the settings the test relies on itself.
