@@ -3,7 +3,6 @@ package schemas
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 )
 
@@ -210,36 +209,4 @@ func (c Cluster) alter(statement string) ([]string, error) {
 		out = append(out, EveryNode+"ALTER TABLE "+c.q(name)+" "+verb+" "+rest)
 	}
 	return out, nil
-}
-
-// ClusterMigrations returns the cluster statements of every embedded migration, in order: what
-// `revtrack migrate --clickhouse-cluster` runs.
-func (c Cluster) ClusterMigrations() (map[uint32][]string, error) {
-	ms, err := Migrations()
-	if err != nil {
-		return nil, err
-	}
-	out := map[uint32][]string{}
-	for _, m := range ms {
-		for _, st := range m.Statements {
-			ddl, err := c.ClusterDDL(st)
-			if err != nil {
-				return nil, fmt.Errorf("migration %04d_%s: %w", m.Version, m.Name, err)
-			}
-			out[m.Version] = append(out[m.Version], ddl...)
-		}
-	}
-	return out, nil
-}
-
-// ShardedTables lists the tables with a Distributed table over local ones, in name order.
-func ShardedTables() []string {
-	var out []string
-	for t, p := range clusterPlacements {
-		if p.Key != "" {
-			out = append(out, t)
-		}
-	}
-	sort.Strings(out)
-	return out
 }

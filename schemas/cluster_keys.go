@@ -133,9 +133,3 @@ var clusterPlacements = map[string]ClusterPlacement{
 	"customer_mrr_spans":       everywhere,
 	"customer_mrr_movements":   everywhere,
 }
-
-// ClusterPlacementOf returns where a table goes on a cluster.
-func ClusterPlacementOf(table string) (ClusterPlacement, bool) {
-	p, ok := clusterPlacements[table]
-	return p, ok
-}
