@@ -32,9 +32,10 @@ type RetentionNode interface {
 
 // RunClusterRetention applies retention as RunRetention does, to the local tables of every shard:
 // the partitions to drop are those any shard holds (a month one shard lacks is dropped as a
-// no-op), each dropped ON CLUSTER (one replica of each shard drops it, replication the others),
-// and the upload queue's identifiers are scrubbed by a mutation ON CLUSTER. The count of rows to
-// scrub reads the Distributed table, as on a single node.
+// no-op), each dropped by one replica of each shard (the leader, with cl.Node; else whichever
+// takes the query ON CLUSTER) and by replication on the others, and the upload queue's
+// identifiers are scrubbed by a mutation ON CLUSTER. The count of rows to scrub reads the
+// Distributed table, as on a single node.
 func RunClusterRetention(ctx context.Context, conn RetentionConn, now time.Time, cl RetentionCluster) (RetentionReport, error) {
 	if cl.Name == "" {
 		return RunRetention(ctx, conn, now)
