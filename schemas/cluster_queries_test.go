@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
 	"github.com/revtrack/revtrack/internal/clickhousex"
 )
 
@@ -97,5 +99,42 @@ func TestClusterProfileIsChecked(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "distributed_product_mode") {
 		t.Fatalf("refusal does not name the settings: %v", err)
+	}
+}
+
+// TestClusterReappliedAddColumnIsForgiven: a migrator that died after a migration's ADD COLUMNs
+// but before recording it runs them again; on the cluster the duplicate-column error comes back
+// through ON CLUSTER (the local tables) and from each node (the Distributed table), and counts as
+// done like a single node's.
+func TestClusterReappliedAddColumnIsForgiven(t *testing.T) {
+	e := newClusterEnv(t)
+	ms, err := Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &Migrator{Cluster: e.cfg.Cluster, Node: func(ctx context.Context, addr string) (driver.Conn, error) {
+		c := e.cfg
+		c.Addr, c.Cluster = addr, ""
+		return clickhousex.Open(ctx, c)
+	}}
+	cl := Cluster{Name: e.cfg.Cluster, Database: e.cfg.Database}
+	for _, mg := range ms {
+		if mg.Version != 13 { // upload_queue's six columns: a sharded table
+			continue
+		}
+		statements, err := clusterStatements(cl, mg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range statements {
+			// Run bare, each statement fails: the column is there.
+			plain := strings.TrimPrefix(st, EveryNode)
+			if err := e.conn.Exec(context.Background(), plain); err == nil || !alreadyApplied(plain, err) {
+				t.Errorf("%.90s: again gives %v, want a duplicate-column error", plain, err)
+			}
+			if err := m.exec(context.Background(), e.conn, st); err != nil {
+				t.Errorf("%.90s: %v", st, err)
+			}
+		}
 	}
 }
