@@ -32,8 +32,10 @@ var acquisitionKeySQL = pairKeySQL("source_id", "acquisition_id")
 // of attributionGroups, evaluated on each row) goes between head and tail, as grp.
 //
 // Most browsers never become a customer, so the touches are read only for the acquisitions the
-// response needs, matched alone in PREWHERE so that no other row is read: the shops' first links and
-// the acquisitions of the range's funnel events (any version), whose touches Go looks up; and
+// response needs, matched alone in PREWHERE so that no other row is read: the linked acquisitions
+// (every link, of which each shop's first is one: a plain read, where the first links cost a merge
+// of shop_attribution's states) and the acquisitions of the range's funnel events (any version),
+// whose touches Go looks up; and
 // (attributionSeenHead) those with an event in the month of the range's start or later (one first
 // seen in the range has none before), counted per channel here. Arguments workspace, apps (links),
 // workspace, apps, from, to (events), workspace, apps.
@@ -43,8 +45,7 @@ var (
 	attributionTouchesTail = `, version) AS grp
 FROM acquisition_touches
 PREWHERE acquisition_key IN (
-        SELECT ` + pairKeySQL("tupleElement(link, 1)", "tupleElement(link, 2)") + `
-        FROM (SELECT finalizeAggregation(first_link) AS link FROM shop_attribution FINAL WHERE workspace_id = ? AND app_id IN ?)
+        SELECT ` + pairKeySQL("source_id", "acquisition_id") + ` FROM acquisition_links WHERE workspace_id = ? AND app_id IN ?
         UNION ALL
         SELECT ` + pairKeySQL("acquisition_source_id", "acquisition_id") + ` FROM funnel_events
         WHERE workspace_id = ? AND app_id IN ? AND name IN ('install', 'trial_started', 'trial_converted')
@@ -52,8 +53,10 @@ PREWHERE acquisition_key IN (
 WHERE workspace_id = ? AND app_id IN ?
 GROUP BY acquisition_key`
 
-	// attributionSeenHead counts per channel the acquisitions first seen in [from, to). Arguments
-	// workspace, apps, the range's first month, workspace, apps, from, to.
+	// attributionSeenHead counts per channel the acquisitions first seen in [from, to): of those with
+	// a row first seen in the range, the ones whose earliest row is. Rows first seen at or after `to`
+	// can be neither, so only earlier rows are grouped. Arguments workspace, apps, the range's first
+	// month, from, to, workspace, apps, to, from.
 	attributionSeenHead = `SELECT grp, count()
 FROM (
     SELECT argMax(`
@@ -61,10 +64,11 @@ FROM (
 	attributionSeenTail = `, version) AS grp, min(first_at) AS first
     FROM acquisition_touches
     PREWHERE acquisition_key IN (
-        SELECT acquisition_key FROM acquisition_touches WHERE workspace_id = ? AND app_id IN ? AND event_month >= toDate(?))
-    WHERE workspace_id = ? AND app_id IN ?
+        SELECT acquisition_key FROM acquisition_touches
+        WHERE workspace_id = ? AND app_id IN ? AND event_month >= toDate(?) AND first_at >= toDateTime(?) AND first_at < toDateTime(?))
+    WHERE workspace_id = ? AND app_id IN ? AND first_at < toDateTime(?)
     GROUP BY acquisition_key
-    HAVING first >= toDateTime(?) AND first < toDateTime(?)
+    HAVING first >= toDateTime(?)
 )
 GROUP BY grp`
 )

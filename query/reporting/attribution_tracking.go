@@ -166,8 +166,9 @@ func (s *Store) readFirstSeen(ctx context.Context, sc Scope, group string, r Ran
 	ws, apps := sc.WorkspaceID, sc.apps()
 	from := r.From.Start()
 	month := time.Date(from.Year(), from.Month(), 1, 0, 0, 0, 0, time.UTC)
+	to := epoch(r.To.End())
 	rows, err := s.conn.Query(ctx, attributionSeenHead+group+attributionSeenTail,
-		ws, apps, month.Format(time.DateOnly), ws, apps, epoch(from), epoch(r.To.End()))
+		ws, apps, month.Format(time.DateOnly), epoch(from), to, ws, apps, to, epoch(from))
 	if err != nil {
 		return nil, fmt.Errorf("count acquisitions first seen: %w", err)
 	}
