@@ -103,32 +103,32 @@ FROM system.numbers LIMIT %d`, customers, synced, sales)
 	e.exec(t, salesInsert("2026-11-02 00:00:00"))
 	e.exec(t, salesInsert("2026-11-03 00:00:00"))
 
-	if n := e.count(t, e.conn, "SELECT count() FROM browser_events"); n != 2*events {
+	if n := e.count(t, e.conn, "SELECT count() FROM browser_events WHERE source_id = 'src-1'"); n != 2*events {
 		t.Fatalf("browser_events holds %d rows, want %d before merging", n, 2*events)
 	}
-	if n := e.count(t, e.conn, "SELECT count() FROM browser_events FINAL"); n != events {
+	if n := e.count(t, e.conn, "SELECT count() FROM browser_events FINAL WHERE source_id = 'src-1'"); n != events {
 		t.Errorf("browser_events FINAL: %d rows, want %d", n, events)
 	}
-	if n := e.count(t, e.conn, "SELECT count() FROM platform_transactions FINAL"); n != sales {
+	if n := e.count(t, e.conn, "SELECT count() FROM platform_transactions FINAL WHERE workspace_id = 'ws-1'"); n != sales {
 		t.Errorf("platform_transactions FINAL: %d rows, want %d", n, sales)
 	}
-	if n := e.count(t, e.conn, "SELECT count() FROM reporting_transactions FINAL"); n != sales {
+	if n := e.count(t, e.conn, "SELECT count() FROM reporting_transactions FINAL WHERE workspace_id = 'ws-1'"); n != sales {
 		t.Errorf("reporting_transactions FINAL: %d rows, want %d", n, sales)
 	}
-	if n := e.count(t, e.conn, "SELECT sum(e) FROM (SELECT uniqExactMerge(events) AS e FROM acquisitions GROUP BY source_id, acquisition_id)"); n != events {
+	if n := e.count(t, e.conn, "SELECT sum(e) FROM (SELECT uniqExactMerge(events) AS e FROM acquisitions WHERE source_id = 'src-1' GROUP BY source_id, acquisition_id)"); n != events {
 		t.Errorf("acquisitions count %d events, want %d", n, events)
 	}
 
 	first, _ := e.shards(t)
-	for _, c := range []struct{ table, key, view, viewKey string }{
-		{"browser_events_local", "event_id", "acquisitions_local", "acquisition_id"},
-		{"platform_transactions_local", "transaction_id", "reporting_transactions_local", "transaction_id"},
+	for _, c := range []struct{ table, key, view, viewKey, where string }{
+		{"browser_events_local", "event_id", "acquisitions_local", "acquisition_id", " WHERE source_id = 'src-1'"},
+		{"platform_transactions_local", "transaction_id", "reporting_transactions_local", "transaction_id", " WHERE workspace_id = 'ws-1'"},
 	} {
 		where := map[string]string{} // key: shard
 		seen := 0
 		for shard, conn := range first {
-			keys := e.column(t, conn, "SELECT "+c.key+" FROM "+c.table+" GROUP BY "+c.key+" HAVING count() = 2")
-			if all := e.count(t, conn, "SELECT uniqExact("+c.key+") FROM "+c.table); all != uint64(len(keys)) {
+			keys := e.column(t, conn, "SELECT "+c.key+" FROM "+c.table+c.where+" GROUP BY "+c.key+" HAVING count() = 2")
+			if all := e.count(t, conn, "SELECT uniqExact("+c.key+") FROM "+c.table+c.where); all != uint64(len(keys)) {
 				t.Errorf("shard %s: %d of %d keys of %s without their duplicate", shard, all-uint64(len(keys)), all, c.table)
 			}
 			if len(keys) == 0 {
@@ -148,8 +148,8 @@ FROM system.numbers LIMIT %d`, customers, synced, sales)
 		// Each view row is on the shard of its source rows.
 		srcKey := map[string]string{"acquisition_id": "acquisition_id", "transaction_id": "transaction_id"}[c.viewKey]
 		for shard, conn := range first {
-			local := e.column(t, conn, "SELECT DISTINCT "+c.viewKey+" FROM "+c.view)
-			source := e.column(t, conn, "SELECT DISTINCT "+srcKey+" FROM "+c.table)
+			local := e.column(t, conn, "SELECT DISTINCT "+c.viewKey+" FROM "+c.view+c.where)
+			source := e.column(t, conn, "SELECT DISTINCT "+srcKey+" FROM "+c.table+c.where)
 			sort.Strings(local)
 			sort.Strings(source)
 			if fmt.Sprint(local) != fmt.Sprint(source) {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,8 +21,7 @@ import (
 
 // The cluster tests run against the local stack's cluster shape (deploy/local/stack up --cluster:
 // ClickHouse 18.16, 2 shards x 2 replicas as cluster revtrack) when REVTRACK_CLUSTER_TESTS=1, with
-// the variables `deploy/local/stack env --cluster` prints. Each test migrates a database of its own
-// and drops it ON CLUSTER at the end.
+// the variables `deploy/local/stack env --cluster` prints.
 
 type clusterEnv struct {
 	cfg   clickhousex.Config
@@ -50,9 +51,38 @@ func clusterConfig(t *testing.T) clickhousex.Config {
 	return cfg
 }
 
+// The tests of the package share one migrated database (a migration on the cluster takes half a
+// minute); each writes rows of its own sources and workspaces. TestMain drops it at the end.
+var shared struct {
+	once     sync.Once
+	env      *clusterEnv
+	err      error
+	cleanups []func()
+}
+
 func newClusterEnv(t *testing.T) *clusterEnv {
 	t.Helper()
 	cfg := clusterConfig(t)
+	shared.once.Do(func() {
+		start := time.Now()
+		shared.env, shared.err = setUpCluster(cfg)
+		t.Logf("migrated the cluster in %s", time.Since(start).Round(time.Millisecond))
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.env
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for i := len(shared.cleanups) - 1; i >= 0; i-- {
+		shared.cleanups[i]()
+	}
+	os.Exit(code)
+}
+
+func setUpCluster(cfg clickhousex.Config) (*clusterEnv, error) {
 	ctx := context.Background()
 	// The test's connections skip the profile check (TestClusterProfileIsChecked covers it) and
 	// name the settings the test relies on itself.
@@ -60,21 +90,22 @@ func newClusterEnv(t *testing.T) *clusterEnv {
 	plain.Cluster = ""
 	srv, err := clickhousex.OpenServer(ctx, plain)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	t.Cleanup(func() {
+	shared.cleanups = append(shared.cleanups, func() {
 		if err := srv.Exec(context.Background(), "DROP DATABASE IF EXISTS "+cfg.Database+" ON CLUSTER "+cfg.Cluster); err != nil {
-			t.Errorf("drop %s: %v", cfg.Database, err)
+			fmt.Fprintf(os.Stderr, "drop %s: %v\n", cfg.Database, err)
 		}
 		_ = srv.Close()
 	})
+	closeLater := func(c driver.Conn) { shared.cleanups = append(shared.cleanups, func() { _ = c.Close() }) }
 	m := &Migrator{
 		Server: srv, Database: cfg.Database, Cluster: cfg.Cluster, Locker: noLock{},
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		DB: func(ctx context.Context) (driver.Conn, error) {
 			db, err := clickhousex.Open(ctx, plain)
 			if err == nil {
-				t.Cleanup(func() { _ = db.Close() })
+				closeLater(db)
 			}
 			return db, err
 		},
@@ -84,14 +115,11 @@ func newClusterEnv(t *testing.T) *clusterEnv {
 			return clickhousex.Open(ctx, c)
 		},
 	}
-	start := time.Now()
-	res, err := m.Run(ctx)
-	if err != nil {
-		t.Fatalf("migrate: %v", err)
+	if _, err := m.Run(ctx); err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
 	}
-	t.Logf("migrated %d migrations in %s", len(res.Applied), time.Since(start).Round(time.Millisecond))
 	if again, err := m.Run(ctx); err != nil || len(again.Applied) != 0 {
-		t.Fatalf("second run applied %v, err %v", again.Applied, err)
+		return nil, fmt.Errorf("second run applied %v, err %v", again.Applied, err)
 	}
 	e := &clusterEnv{cfg: cfg, nodes: map[string]driver.Conn{}}
 	e.addrs = append([]string{cfg.Addr}, strings.Split(os.Getenv("STACK_CLICKHOUSE_NODES"), ",")...)
@@ -100,9 +128,9 @@ func newClusterEnv(t *testing.T) *clusterEnv {
 		c.Addr = a
 		conn, err := clickhousex.Open(ctx, c)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		t.Cleanup(func() { _ = conn.Close() })
+		closeLater(conn)
 		e.nodes[a] = conn
 	}
 	e.conn, err = clickhouse.Open(&clickhouse.Options{
@@ -111,10 +139,10 @@ func newClusterEnv(t *testing.T) *clusterEnv {
 		Settings: clickhouse.Settings{"insert_distributed_sync": 1},
 	})
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	t.Cleanup(func() { _ = e.conn.Close() })
-	return e
+	closeLater(e.conn)
+	return e, nil
 }
 
 type noLock struct{}

@@ -30,7 +30,8 @@ SELECT 'ws', 'src', 'app', concat('f', toString(number)), 'install', toDateTime(
 FROM system.numbers LIMIT 200`)
 	touched := func(mode string) uint64 {
 		return e.count(t, e.conn, `SELECT uniqExact(acquisition_id) FROM acquisitions
-PREWHERE acquisition_id IN (SELECT acquisition_id FROM funnel_events WHERE name = 'install')
+PREWHERE acquisition_id IN (SELECT acquisition_id FROM funnel_events WHERE source_id = 'src' AND name = 'install')
+WHERE source_id = 'src'
 SETTINGS distributed_product_mode = '`+mode+`'`)
 	}
 	if n := touched("global"); n != browsers {
@@ -50,7 +51,7 @@ SELECT 'ws', 'app', concat('c', toString(number)), concat('shop', toString(numbe
 FROM system.numbers LIMIT 50`)
 	sameUnit := func(mode string) uint64 {
 		return e.count(t, e.conn, `SELECT count() FROM reporting_transactions FINAL
-WHERE public_id IN (SELECT public_id FROM reporting_customers FINAL WHERE shop_domain LIKE 'shop1%')
+WHERE workspace_id = 'ws' AND public_id IN (SELECT public_id FROM reporting_customers FINAL WHERE workspace_id = 'ws' AND shop_domain LIKE 'shop1%')
 SETTINGS distributed_product_mode = '`+mode+`'`)
 	}
 	global, local := sameUnit("global"), sameUnit("local")
