@@ -134,7 +134,7 @@ func TestClusterEdge(t *testing.T) {
 	if err := e.db.Redis.Del(ctx, e.tenant.Store.EdgeSourceKey(src.WorkspaceID, src.ID), e.tenant.Store.EdgeWorkspaceKey(src.WorkspaceID)).Err(); err != nil {
 		t.Fatal(err)
 	}
-	e.browserBatch(t, "pv-2") // the cached source, then its workspace, in two reads (not one script)
+	e.browserBatch(t, "pv-2")                // the cached source, then its workspace, in two reads (not one script)
 	st, b = e.serverEvent(t, newSK, "evt-5") // 5
 	want("records expired", st, b, 202, false)
 	st, b = e.serverEvent(t, newSK, "evt-5") // 6
