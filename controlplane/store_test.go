@@ -44,12 +44,9 @@ func twoInstancesWithFlush(t *testing.T) (*controlplane.Store, *controlplane.Sto
 		stores[i] = controlplane.NewStore(conn, r, rc.KeyPrefix)
 	}
 	flush := func() {
-		keys, err := rdb.Keys(ctx, rc.KeyPrefix+"*").Result()
-		if err != nil {
+		// Key by key: the keys are in many slots, which one DEL may not span on a Redis Cluster.
+		if err := redisx.DeleteMatching(ctx, rdb, rc.KeyPrefix+"*"); err != nil {
 			t.Fatal(err)
-		}
-		if len(keys) > 0 {
-			rdb.Del(ctx, keys...)
 		}
 	}
 	return stores[0], stores[1], flush
