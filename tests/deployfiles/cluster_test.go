@@ -145,6 +145,11 @@ func checkKeeper(t *testing.T, f composeFile, cfg xnode) {
 		if s.mountedConfig("/etc/clickhouse-keeper/keeper_config.xml") != source {
 			t.Errorf("%s does not mount %s", k, source)
 		}
+		for _, p := range []string{"log_storage_path", "snapshot_storage_path"} {
+			if dir := kc.at("keeper_server/" + p).text(); !onVolume(s, dir) {
+				t.Errorf("%s: %s %q is on no volume of the service: the Raft log would not survive a recreate", k, p, dir)
+			}
+		}
 		id := s.env()[idVar]
 		if raft[id] != k || s.Hostname != k {
 			t.Errorf("%s: %s=%q, hostname %q; the Raft configuration gives that id to %q", k, idVar, id, s.Hostname, raft[id])
@@ -235,6 +240,18 @@ func TestClusterKafkaQuorum(t *testing.T) {
 	if env["REVTRACK_KAFKA_REPLICATION_FACTOR"] != strconv.Itoa(len(brokers)) {
 		t.Errorf("REVTRACK_KAFKA_REPLICATION_FACTOR=%q for %d brokers", env["REVTRACK_KAFKA_REPLICATION_FACTOR"], len(brokers))
 	}
+}
+
+// onVolume says whether path is on a named volume the service mounts.
+func onVolume(s service, path string) bool {
+	for _, v := range s.Volumes {
+		src, target, _ := strings.Cut(v, ":")
+		if !strings.HasPrefix(src, ".") && !strings.HasPrefix(src, "/") && path != "" &&
+			(path == target || strings.HasPrefix(path, strings.TrimSuffix(target, "/")+"/")) {
+			return true
+		}
+	}
+	return false
 }
 
 // listenerPort is the port of the named listener in a KAFKA_LISTENERS list.
