@@ -221,7 +221,7 @@ func (s *Store) computeAttribution(ctx context.Context, req AttributionRequest, 
 		r.TrialsStarted += f.trials
 		r.TrialsConverted += f.converted
 	}
-	t.addCustomers(facts, ex, d.A, track.customers, rev, since)
+	t.addCustomers(facts, ex, d.A, track, sc.appList(), rev)
 	return &attributionResult{rows: t.rows(), view: view, tracking: trackingCoverage(sc, since, req.Range)}, nil
 }
 
@@ -273,19 +273,26 @@ func (t *attributionTable) funnelRow(f funnelCount, touches map[pairKey]touch) *
 }
 
 // customerRow is the row a customer with a customer row counts in (METRICS 10.2, rules 2–5; one
-// without, rule 1, is unattributed: nothing says which shop it is).
-func (t *attributionTable) customerRow(c *attributedCustomer, since map[string]time.Time) *AttributionRow {
-	if c.linked {
+// without, rule 1, is unattributed: nothing says which shop it is): its shop's first link in its
+// app, that acquisition's first touch, its first install.
+func (t *attributionTable) customerRow(c *attributedCustomer, track *trackingFacts, apps []string) *AttributionRow {
+	installed := unix(c.installed)
+	if ref, linked := track.links[c.shop]; linked {
+		tc, touched := track.touches[ref]
 		switch {
-		case !c.touched:
+		case !touched:
 			return t.special[RowNoBrowserHistory]
-		case c.installed.IsZero() || !c.firstSeen.After(c.installed.Add(installSkew)):
-			return t.channel(c.grp)
+		case installed.IsZero() || !tc.firstSeen.After(installed.Add(installSkew)):
+			return t.channel(tc.grp)
 		}
 		// The browser arrived after the shop had installed: it was linked to an existing customer.
 	}
-	start, tracked := since[c.app]
-	if !tracked || (!c.installed.IsZero() && c.installed.Before(start)) {
+	var app string
+	if c.app > 0 && int(c.app) <= len(apps) {
+		app = apps[c.app-1]
+	}
+	start, tracked := track.since[app]
+	if !tracked || (!installed.IsZero() && installed.Before(start)) {
 		return t.special[RowBeforeTracking]
 	}
 	return t.special[RowUnattributed]

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"time"
 )
 
 // revenueRow is one customer's transactions in one currency (selectCustomerRevenue): its net
@@ -45,8 +44,9 @@ func (s *Store) readRevenue(ctx context.Context, sc Scope, r Range) ([]revenueRo
 // customer the summary counts is in exactly one row, so the rows add up to the summary's figures.
 // The usage comes with the net revenue (revenue): a customer with a usage sale in the window the
 // summary reads counts in its row whether or not it has MRR on asOf, as in the summary's facts.
-func (t *attributionTable) addCustomers(f *summaryFacts, ex *exclusions, asOf Date, customers []attributedCustomer,
-	revenue []revenueRow, since map[string]time.Time) {
+func (t *attributionTable) addCustomers(f *summaryFacts, ex *exclusions, asOf Date, track *trackingFacts, apps []string,
+	revenue []revenueRow) {
+	customers := track.customers
 	index := make(map[customerHash]int32, len(customers))
 	for i := range customers {
 		index[customers[i].key] = int32(i)
@@ -64,7 +64,7 @@ func (t *attributionTable) addCustomers(f *summaryFacts, ex *exclusions, asOf Da
 			return r
 		}
 		if rows[i] == nil {
-			rows[i] = t.customerRow(&customers[i], since)
+			rows[i] = t.customerRow(&customers[i], track, apps)
 			rows[i].Customers++
 		}
 		return rows[i]

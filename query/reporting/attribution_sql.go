@@ -97,9 +97,10 @@ var attributionGroups = map[string]string{
 }
 
 // selectAttributionCustomers is one row per customer of the covered apps (latest version): its key,
-// app, shop key (pairKeySQL of the app and the shop domain in lower case, as the identity join writes
-// it) and first install (epoch seconds, 0 = unknown). Arguments workspace, apps.
-var selectAttributionCustomers = `SELECT ` + customerKeySQL + `, app_id, ` + pairKeySQL("app_id", "lower(shop_domain)") + `,
+// app (its 1-based index in the bound list of the scope's apps: no string per customer), shop key
+// (pairKeySQL of the app and the shop domain in lower case, as the identity join writes it) and
+// first install (epoch seconds, 0 = unknown). Arguments the apps as an array, workspace, apps.
+var selectAttributionCustomers = `SELECT ` + customerKeySQL + `, toUInt8(indexOf(?, app_id)), ` + pairKeySQL("app_id", "lower(shop_domain)") + `,
     ifNull(toUInt32(first_installed_at), 0)
 FROM reporting_customers FINAL
 WHERE workspace_id = ? AND app_id IN ?`

@@ -12,16 +12,21 @@ import (
 // of an app (app_id, shop domain in lower case). The zero key names nothing.
 type pairKey [16]byte
 
-// attributedCustomer is one customer row with what its first link says (METRICS 10.1).
+// attributedCustomer is one customer row as read (METRICS 10.1): no pointer, so that 50,000 of
+// them cost the garbage collector nothing and a slice of them grows by plain copies.
 type attributedCustomer struct {
 	key       customerHash
-	app       string
-	shop      pairKey   // its app and shop domain
-	installed time.Time // first install; zero when unknown
-	linked    bool      // the shop has a first link in its app
-	touched   bool      // that acquisition has stored browser history
-	firstSeen time.Time // its first browser event
-	grp       string    // its channel value
+	app       uint8   // 1-based index of its app in the scope's apps (selectAttributionCustomers)
+	shop      pairKey // its app and shop domain
+	installed uint32  // first install, epoch seconds; 0 when unknown
+}
+
+// appList is the covered apps in the order Scope.apps binds them.
+func (sc Scope) appList() []string {
+	if len(sc.AppIDs) == 0 {
+		return []string{""}
+	}
+	return sc.AppIDs
 }
 
 // touch is an acquisition's first touch.
@@ -40,37 +45,26 @@ type funnelCount struct {
 // trackingFacts are the tracking side of an attribution request, as read.
 type trackingFacts struct {
 	customers    []attributedCustomer
-	touches      map[pairKey]touch // of the links and of the funnel events
+	links        map[pairKey]pairKey // shop → its first link's acquisition
+	touches      map[pairKey]touch   // of the linked acquisitions and of the funnel events
 	funnel       []funnelCount
 	acquisitions map[string]int64     // per channel, first seen in the range
 	since        map[string]time.Time // per app, its earliest stored browser event
 }
 
-// readTracking reads the tracking facts concurrently, one table per query, and joins each customer
-// to its shop's first link and that acquisition's first touch.
+// readTracking reads the tracking facts concurrently, one table per query; customerRow joins each
+// customer to its shop's first link and that acquisition's first touch.
 func (s *Store) readTracking(ctx context.Context, sc Scope, group string, r Range) (*trackingFacts, error) {
 	t := &trackingFacts{}
-	var links map[pairKey]pairKey
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) { t.customers, err = s.readAttributionCustomers(gctx, sc); return })
-	g.Go(func() (err error) { links, err = s.readShopLinks(gctx, sc); return })
+	g.Go(func() (err error) { t.links, err = s.readShopLinks(gctx, sc); return })
 	g.Go(func() (err error) { t.touches, err = s.readTouches(gctx, sc, group, r); return })
 	g.Go(func() (err error) { t.acquisitions, err = s.readFirstSeen(gctx, sc, group, r); return })
 	g.Go(func() (err error) { t.funnel, err = s.readAttributionFunnel(gctx, sc, r); return })
 	g.Go(func() (err error) { t.since, err = s.readTrackingSince(gctx, sc); return })
 	if err := g.Wait(); err != nil {
 		return nil, err
-	}
-	for i := range t.customers {
-		c := &t.customers[i]
-		ref, ok := links[c.shop]
-		if !ok {
-			continue
-		}
-		c.linked = true
-		if tc, ok := t.touches[ref]; ok {
-			c.touched, c.firstSeen, c.grp = true, tc.firstSeen, tc.grp
-		}
 	}
 	return t, nil
 }
@@ -98,21 +92,17 @@ func (s *Store) readTrackingSince(ctx context.Context, sc Scope) (map[string]tim
 }
 
 func (s *Store) readAttributionCustomers(ctx context.Context, sc Scope) ([]attributedCustomer, error) {
-	rows, err := s.conn.Query(ctx, selectAttributionCustomers, sc.WorkspaceID, sc.apps())
+	rows, err := s.conn.Query(ctx, selectAttributionCustomers, sc.appList(), sc.WorkspaceID, sc.apps())
 	if err != nil {
 		return nil, fmt.Errorf("read attributed customers: %w", err)
 	}
 	defer rows.Close()
 	var out []attributedCustomer
 	for rows.Next() {
-		var (
-			c         attributedCustomer
-			installed uint32
-		)
-		if err := rows.Scan(&c.key, &c.app, &c.shop, &installed); err != nil {
+		var c attributedCustomer
+		if err := rows.Scan(&c.key, &c.app, &c.shop, &c.installed); err != nil {
 			return nil, fmt.Errorf("read attributed customers: %w", err)
 		}
-		c.installed = unix(installed)
 		out = append(out, c)
 	}
 	return out, rows.Err()
