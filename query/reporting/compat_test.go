@@ -165,6 +165,12 @@ func literal(t testing.TB, v any) string {
 			vals[i] = literal(t, x)
 		}
 		return "(" + strings.Join(vals, ", ") + ")"
+	case []string: // an array, as the driver binds a slice
+		vals := make([]string, len(v))
+		for i, x := range v {
+			vals[i] = literal(t, x)
+		}
+		return "[" + strings.Join(vals, ", ") + "]"
 	case []clickhouse.GroupSet:
 		tuples := make([]string, len(v))
 		for i, g := range v {
