@@ -221,23 +221,33 @@ const testCharges = `SELECT app_id, charge_id FROM reporting_charges WHERE works
 // Observed usage charges per currency over the range's days, from the observed usage days
 // (migration 0026: each customer's non-test usage records per day, charge and currency, already
 // de-duplicated when they landed), FINAL only over the day rows' versions: head, scope condition
-// (on public_id), tail. The range is whole UTC days, so the days give exactly the records'
-// sums. A record whose charge_id names a test charge is left out here, when read, since the
-// charge can land after it (METRICS 1.3; the record's own test flag is left out when the day is
-// written). Arguments: workspace, apps, the first day, end(to)'s day, workspace, apps.
+// (on public_id), observedDaysTail. The range is whole UTC days, so the days give exactly the
+// records' sums. A record whose charge_id names a test charge is left out (METRICS 1.3; the
+// record's own test flag is left out when the day is written): when read, since the charge can
+// land after the record, and after the sums per app and charge, so that the test is made for a
+// handful of rows rather than every day row. Arguments: workspace, apps, the first day, end(to)'s
+// day, those of the scope condition, then workspace, apps (observedDaysTail).
 const (
-	observedUsageHead = `SELECT currency, sum(amount_cents), sum(records)
-FROM reporting_observed_days FINAL` + observedDaysWhere
+	observedUsageHead = `SELECT currency, sum(amount), sum(records)
+FROM (
+    SELECT currency, app_id, charge_id, sum(amount_cents) AS amount, sum(records) AS records
+    FROM reporting_observed_days FINAL` + observedDaysWhere
 	// observedCurrenciesHead only tells which currencies have an observed usage charge, for the
 	// metrics that do not show their sums: no FINAL, since a day row's versions share their
 	// currency and charge and every one counts at least one record.
 	observedCurrenciesHead = `SELECT currency, toInt64(0), sum(records)
-FROM reporting_observed_days` + observedDaysWhere
+FROM (
+    SELECT currency, app_id, charge_id, sum(records) AS records
+    FROM reporting_observed_days` + observedDaysWhere
 	observedDaysWhere = `
-WHERE workspace_id = ? AND app_id IN ? AND day >= ? AND day < ?
-    AND (app_id, charge_id) NOT IN (` + testCharges + `)`
-	// observedUsageWhere is the same condition on the records themselves (the series reads them by
-	// day, timeline_sql.go): a record carries its own test flag (migration 0009).
+    WHERE workspace_id = ? AND app_id IN ? AND day >= ? AND day < ?`
+	observedDaysTail = `
+    GROUP BY currency, app_id, charge_id
+)
+WHERE (app_id, charge_id) NOT IN (` + testCharges + `)
+GROUP BY currency`
+	// observedUsageWhere is the condition on the records themselves (the series reads them by day,
+	// timeline_sql.go): a record carries its own test flag (migration 0009).
 	observedUsageWhere = `
 WHERE workspace_id = ? AND app_id IN ? AND occurred_at >= toDateTime(?) AND occurred_at < toDateTime(?) AND test = 0
     AND (app_id, charge_id) NOT IN (` + testCharges + `)`

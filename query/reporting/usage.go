@@ -180,12 +180,12 @@ func (s *Store) observedUsage(ctx context.Context, sc Scope, cs CustomerScope, e
 	if !sums {
 		head = observedCurrenciesHead
 	}
-	q := new(stmt).add(head, sc.WorkspaceID, sc.apps(), epochDay(from), epochDay(to), sc.WorkspaceID, sc.apps())
+	q := new(stmt).add(head, sc.WorkspaceID, sc.apps(), epochDay(from), epochDay(to))
 	out := map[string]ObservedUsage{}
 	if !scopeFilterByID(q, cs, ex, sc) {
 		return out, nil
 	}
-	text, args := q.add(byCurrencyTail).query()
+	text, args := q.add(observedDaysTail, sc.WorkspaceID, sc.apps()).query()
 	rows, err := s.conn.Query(ctx, text, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read observed usage charges: %w", err)
