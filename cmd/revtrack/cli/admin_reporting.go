@@ -11,14 +11,14 @@ import (
 )
 
 // reportingCommands look after the copies that materialized views fill from the platform tables,
-// and acquisition_clicks, which one fills from browser_events (docs/REPORTING_PERFORMANCE.md,
-// "Existing databases").
+// and acquisition_clicks and acquisition_touches, which views fill from browser_events
+// (docs/REPORTING_PERFORMANCE.md, "Existing databases").
 func (a *app) reportingCommands() *cobra.Command {
 	cmd := &cobra.Command{Use: "reporting", Short: "The copies of the platform tables that reporting and the derivation read"}
 	var slug string
 	var dryRun bool
 	backfill := &cobra.Command{Use: "backfill",
-		Short: "Copy into the copies the rows their tables held before the copies existed, and summarise the browser events landed before acquisition_clicks (resumable; safe while landing runs)",
+		Short: "Copy into the copies the rows their tables held before the copies existed, and summarise the browser events landed before acquisition_clicks and acquisition_touches (resumable; safe while landing runs)",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
