@@ -90,16 +90,20 @@ func interpolate(s string) string {
 	s = strings.ReplaceAll(s, "$$", "\x00")
 	s = interpolation.ReplaceAllStringFunc(s, func(m string) string {
 		p := interpolation.FindStringSubmatch(m)
-		switch {
-		case p[2] == "-":
+		if p[2] == "-" {
 			return p[3]
-		case sampleSecrets[p[1]] != "":
-			return sampleSecrets[p[1]]
-		default:
-			return "sample-" + strings.ToLower(p[1])
 		}
+		return sampleValue(p[1])
 	})
 	return strings.ReplaceAll(s, "\x00", "$")
+}
+
+// sampleValue stands for the operator's value of a variable.
+func sampleValue(name string) string {
+	if v := sampleSecrets[name]; v != "" {
+		return v
+	}
+	return "sample-" + strings.ToLower(name)
 }
 
 // env is a service's environment with interpolation applied.

@@ -193,7 +193,7 @@ func TestKubernetesExample(t *testing.T) {
 					if !secretKeys[ref.Key] || ref.Name != "revtrack-secrets" {
 						t.Errorf("%s reads secret %s/%s, which the documented command does not create", o.Metadata.Name, ref.Name, ref.Key)
 					}
-					vars[e.Name] = interpolate("${" + strings.ToUpper(strings.ReplaceAll(ref.Key, "-", "_")) + ":?}")
+					vars[e.Name] = sampleValue(strings.ToUpper(strings.ReplaceAll(ref.Key, "-", "_")))
 				}
 			}
 			cfg := config.Default()
