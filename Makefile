@@ -174,3 +174,14 @@ cluster-down: ## Stop the local cluster (its data stays under .stack/cluster)
 
 cluster-stack-test: cluster-up ## Check the local cluster: a replicated insert, a Kafka broker down, Redis slots on 3 primaries
 	eval "$$($(CLUSTER_STACK) env --cluster)"; REVTRACK_CLUSTER_TESTS=1 $(GO) test -count=1 -v ./tests/cluster/
+
+# The tests on the cluster (tests/cluster/README.md): the shape checks above, the full pipeline on the
+# cluster against the single-node test stack (same data, same REST answers), the steady load with a
+# Kafka broker, a ClickHouse replica and a Redis primary stopped in turn, and the cost of cluster mode.
+# Starts the cluster and the test stack when they are down; leaves them running.
+.PHONY: test-cluster
+test-cluster: cluster-up ## Tests on the local cluster: same answers as single node, node faults under load, cost
+	STACK_NAME=test $(CLUSTER_STACK) up
+	$(GO) build -o bin/cluster-test/revtrack ./cmd/revtrack
+	eval "$$($(CLUSTER_STACK) env --cluster)"; REVTRACK_CLUSTER_TESTS=1 REVTRACK_CLUSTER_BIN=$(CURDIR)/bin/cluster-test/revtrack \
+		$(GO) test -count=1 -v -timeout 20m ./tests/cluster/ 2>&1 | tee bin/cluster-test/report.txt; exit $${PIPESTATUS[0]}

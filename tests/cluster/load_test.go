@@ -78,6 +78,19 @@ func (l *ledger) ackedIDs(browser bool, since time.Time) []string {
 	return ids
 }
 
+// okBetween counts the 2xx answers to requests made and answered wholly within [from, to].
+func (l *ledger) okBetween(from, to time.Time) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, r := range l.attempts {
+		if r.status/100 == 2 && !r.at.Before(from) && !r.at.Add(r.took).After(to) {
+			n++
+		}
+	}
+	return n
+}
+
 // answers counts a phase's requests by status class, and the longest stretch without a 2xx.
 type answers struct {
 	total, ok, unavailable, tooMany, other5xx, other4xx, transport int

@@ -114,7 +114,7 @@ type instance struct {
 	proc     *exec.Cmd
 	exited   chan error
 
-	team, app, apiKey, sourceID, publicKey, privateKey string
+	team, app, apiKey, sourceID, publicKey, privateKey, workspaceID string
 }
 
 func newInstance(t *testing.T, shape string, cluster bool, settings map[string]string) *instance {

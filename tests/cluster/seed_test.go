@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"testing"
 	"time"
 
@@ -76,14 +77,16 @@ func (in *instance) seed(t *testing.T, platformAppID string) {
 	mustJSON(t, in.cli(t, "admin", "key", "create", testTeam, "--name", "cluster-test", "--scope", "admin", "--auto-migrate=false"), &key)
 	var src struct {
 		Source struct {
-			ID        string `json:"id"`
-			PublicKey string `json:"publicKey"`
+			ID          string `json:"id"`
+			WorkspaceID string `json:"workspaceId"`
+			PublicKey   string `json:"publicKey"`
 		} `json:"source"`
 		PrivateKey string `json:"privateKey"`
 	}
 	mustJSON(t, in.cli(t, "admin", "source", "create", testTeam, "--app", testApp, "--name", "site", "--origins", testOrigin,
 		"--auto-migrate=false"), &src)
 	in.apiKey, in.sourceID, in.publicKey, in.privateKey = key.Key, src.Source.ID, src.Source.PublicKey, src.PrivateKey
+	in.workspaceID = src.Source.WorkspaceID
 	if in.apiKey == "" || in.sourceID == "" || in.publicKey == "" || in.privateKey == "" {
 		t.Fatalf("%s: seeding gave key %q source %q", in.shape, in.apiKey, in.sourceID)
 	}
@@ -96,11 +99,6 @@ func (in *instance) connect(t *testing.T, f *fakes) string {
 	if code, raw := in.call(t, nil, http.MethodPut, "/api/admin/partner-connection",
 		map[string]string{"organizationId": f.partnerCfg.OrgID, "accessToken": f.partnerCfg.Tokens[0]}, nil); code != http.StatusOK {
 		t.Fatalf("%s: partner connection: %d %s", in.shape, code, raw)
-	}
-	// One shop excluded from the aggregate figures: the exclusion rules join every customer query.
-	if code, raw := in.call(t, nil, http.MethodPost, "/api/admin/customer-exclusions",
-		map[string]string{"shopDomain": f.excludedShop()}, nil); code/100 != 2 {
-		t.Fatalf("%s: customer exclusion: %d %s", in.shape, code, raw)
 	}
 	var begin struct {
 		AuthorizationURL string `json:"authorizationUrl"`
@@ -139,6 +137,18 @@ func (in *instance) connect(t *testing.T, f *fakes) string {
 		t.Fatalf("%s: a new mapping is not in Validation only", in.shape)
 	}
 	return m.Mapping.MappingID
+}
+
+// exclude excludes the fake's chosen shop from the aggregate figures (on) or lifts it (off).
+func (in *instance) exclude(t *testing.T, f *fakes, on bool) {
+	t.Helper()
+	method, path, body := http.MethodPost, "/api/admin/customer-exclusions", any(map[string]string{"shopDomain": f.excludedShop()})
+	if !on {
+		method, path, body = http.MethodDelete, path+"?shopDomain="+url.QueryEscape(f.excludedShop()), nil
+	}
+	if code, raw := in.call(t, nil, method, path, body, nil); code/100 != 2 {
+		t.Fatalf("%s: %s customer exclusion: %d %s", in.shape, method, code, raw)
+	}
 }
 
 func mustJSON(t testing.TB, raw []byte, v any) {
