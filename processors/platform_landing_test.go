@@ -167,6 +167,12 @@ func (pe *platformEnv) checkLanded(t *testing.T) {
 		err := pe.ch.QueryRow(testenv.Ctx(t), schemas.CustomerDaysMismatches, "acme", "acme").Scan(&n)
 		return err == nil && n == 0
 	})
+	// So do the observed usage days (migration 0026) with the usage records.
+	eventually(t, "observed usage days agree with the usage records", func() bool {
+		var n uint64
+		err := pe.ch.QueryRow(testenv.Ctx(t), schemas.ObservedDaysMismatches, "acme", "acme").Scan(&n)
+		return err == nil && n == 0
+	})
 }
 
 func noLimit() partnerfake.ServerConfig {
