@@ -255,8 +255,8 @@ func (s *Store) readObservedDays(ctx context.Context, sc Scope, cs CustomerScope
 	default:
 		q.add(observedCurrenciesByDayHead)
 	}
-	q.add(observedUsageWhere, sc.WorkspaceID, sc.apps(), epoch(rng.From.Start()), epoch(rng.To.End()), sc.WorkspaceID, sc.apps())
-	if !scopeFilter(q, cs, ex, sc) {
+	q.add(observedByDayWhere, sc.WorkspaceID, sc.apps(), epochDay(rng.From.Start()), epochDay(rng.To.End()), sc.WorkspaceID, sc.apps())
+	if !scopeFilterByID(q, cs, ex, sc) {
 		return nil, nil
 	}
 	text, args := q.add(observedByDayTail).query()

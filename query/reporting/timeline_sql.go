@@ -85,22 +85,30 @@ FROM reporting_charge_payments
 WHERE workspace_id = ? AND app_id IN ? AND created_at < toDateTime(?)
 GROUP BY public_id, currency`
 
-// observedByDayHead is observedUsageHead (sql.go) per currency and UTC day, for the observed usage
-// charges of every interval of a series (METRICS 3.11): head, observedUsageWhere, scope condition,
-// observedByDayTail. observedCurrenciesByDayHead only tells which currencies have one on which
-// day, for the series that do not show their sums: no FINAL, for the reason of
-// observedCurrenciesHead (a record's versions share its currency, time and test flags), and
+// observedByDayHead is the observed usage charges (METRICS 3.11) per currency and UTC day, for
+// every interval of a series: head, observedByDayWhere, scope condition (on public_id),
+// observedByDayTail. They are read from the observed usage days (migration 0026: each customer's
+// non-test records per day, charge and currency, de-duplicated when they landed), FINAL only over
+// the day rows' versions, as the summary reads them (sql.go); a year of them is half as many rows
+// as the records and needs no de-duplication of the records. observedCurrenciesByDayHead only
+// tells which currencies have one on which day, for the series that do not show their sums: no
+// FINAL (a day row's versions share their currency and charge, and each counts a record), and
 // optionally (observedOtherCurrencies, argument: the currencies) only for the currencies the rest
 // of the series did not give a block on every interval, in PREWHERE, so that the other rows are
-// skipped after reading their currency alone. Arguments of observedUsageWhere: workspace, apps,
-// from, to, workspace, apps.
+// skipped after reading their currency alone. A day whose charge is a test charge is left out when
+// read (the charge's test flag can land after the records); the test charges are few, so the
+// condition is a set lookup per row. Arguments of observedByDayWhere: workspace, apps, first day,
+// day after the last, workspace, apps.
 const (
-	observedByDayHead = `SELECT currency, intDiv(toUInt32(occurred_at), 86400) AS day, sum(amount_cents), count()
-FROM reporting_observed_usage FINAL`
-	observedCurrenciesByDayHead = `SELECT currency, intDiv(toUInt32(occurred_at), 86400) AS day, toInt64(0), count()
-FROM reporting_observed_usage`
+	observedByDayHead = `SELECT currency, day, sum(amount_cents), sum(records)
+FROM reporting_observed_days FINAL`
+	observedCurrenciesByDayHead = `SELECT currency, day, toInt64(0), sum(records)
+FROM reporting_observed_days`
 	observedOtherCurrencies = `
 PREWHERE currency NOT IN ?`
+	observedByDayWhere = `
+WHERE workspace_id = ? AND app_id IN ? AND day >= ? AND day < ?
+    AND (app_id, charge_id) NOT IN (SELECT app_id, charge_id FROM reporting_charges WHERE workspace_id = ? AND app_id IN ? AND test = 1)`
 	observedByDayTail = `
 GROUP BY currency, day`
 )
