@@ -73,7 +73,9 @@ func TestClusterFaultsUnderLoad(t *testing.T) {
 			<-done
 		}
 	}()
-	sleepCtx(ctx, 5*time.Second)
+	sleepCtx(ctx, 10*time.Second)
+	// The same-run baseline: the edge's answers with every node up.
+	base := led.answersIn("warmup")
 
 	faults := []clusterFault{
 		{node: "kafka-2", ready: synced, recovered: synced},
@@ -126,11 +128,17 @@ func TestClusterFaultsUnderLoad(t *testing.T) {
 	led.mu.Lock()
 	sentN = len(led.events)
 	led.mu.Unlock()
+	// The last writes may still be replicating: the replicas get a minute to agree.
 	ok, detail := nodes.replicasAgree(ctx)
+	for end := time.Now().Add(time.Minute); !ok && time.Now().Before(end); ok, detail = nodes.replicasAgree(ctx) {
+		sleepCtx(ctx, time.Second)
+	}
 	if !ok {
-		t.Errorf("replicas disagree at the end: %s", detail)
+		t.Errorf("replicas disagree a minute after the load: %s", detail)
 	}
 	t.Logf("FAULTS events sent %d, acknowledged %d, lost %d, doubled %d; replicas at the end: %s", sentN, ackedN, lost, doubled, detail)
+	t.Logf("BASELINE every node up (10 s): requests %d: 2xx %d (%.1f%%), 503 %d, longest without a 2xx %v; refusals %v",
+		base.total, base.ok, 100*float64(base.ok)/float64(max(base.total, 1)), base.unavailable, base.longestGap.Round(time.Millisecond), base.codes)
 	for _, f := range figs {
 		a := f.answers
 		switch {
