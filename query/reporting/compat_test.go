@@ -33,7 +33,6 @@ var sqlConstants = map[string]string{
 	"andIDNotExcluded": andIDNotExcluded, "andIDExcluded": andIDExcluded, "andIDNotExcludedQuery": andIDNotExcludedQuery,
 	"andIDExcludedQuery": andIDExcludedQuery, "usageTotalsHead": usageTotalsHead, "observedCurrenciesHead": observedCurrenciesHead,
 	"observedDaysWhere": observedDaysWhere, "observedDaysTail": observedDaysTail, "usageTotalsTail": usageTotalsTail,
-	// observedUsageWhere: only the series sends it (TestTimelineQueriesRunOnCurrentClickHouse).
 	// customers_sql.go: the list's search.
 	"selectSearchPageIDs": selectSearchPageIDs, "whereSearch": whereSearch, "andSearch": andSearch,
 }

@@ -246,11 +246,6 @@ FROM (
 )
 WHERE (app_id, charge_id) NOT IN (` + testCharges + `)
 GROUP BY currency`
-	// observedUsageWhere is the condition on the records themselves (the series reads them by day,
-	// timeline_sql.go): a record carries its own test flag (migration 0009).
-	observedUsageWhere = `
-WHERE workspace_id = ? AND app_id IN ? AND occurred_at >= toDateTime(?) AND occurred_at < toDateTime(?) AND test = 0
-    AND (app_id, charge_id) NOT IN (` + testCharges + `)`
 	byCurrencyTail = `
 GROUP BY currency`
 )
