@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/redis/go-redis/v9"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -221,13 +223,19 @@ func landedAll(ctx context.Context, t *testing.T, conn driver.Conn, sourceID str
 			table = "browser_events"
 		}
 		ids := led.ackedIDs(browser, since)
-		if len(ids) == 0 {
-			continue
-		}
 		var n uint64
-		if err := conn.QueryRow(ctx, "SELECT uniqExact(event_id) FROM "+table+" WHERE source_id = ? AND event_id IN ?", sourceID, ids).Scan(&n); err != nil {
-			t.Logf("landing check: %v", err)
-			return false
+		for chunk := range slices.Chunk(ids, 2000) {
+			set := make([]any, len(chunk))
+			for i, id := range chunk {
+				set[i] = id
+			}
+			var got uint64
+			if err := conn.QueryRow(ctx, "SELECT uniqExact(event_id) FROM "+table+" WHERE source_id = ? AND event_id IN ?",
+				sourceID, clickhouse.GroupSet{Value: set}).Scan(&got); err != nil {
+				t.Logf("landing check: %v", err)
+				return false
+			}
+			n += got
 		}
 		if n < uint64(len(ids)) {
 			return false
