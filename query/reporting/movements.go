@@ -3,7 +3,6 @@ package reporting
 import (
 	"context"
 	"encoding/hex"
-	"fmt"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -111,12 +110,12 @@ func (b *MovementBlock) add(m customerMove) {
 	b.NetCents = b.EndMRRCents - b.StartMRRCents
 }
 
-// movementFacts are the timeline facts plus each customer's first payment per currency.
+// movementFacts are the timeline facts with each customer's first payment per currency
+// (timelineFacts.firstPaid).
 type movementFacts struct {
 	*timelineFacts
-	firstPaid map[customerHash]map[string]time.Time
-	ex        *exclusions
-	view      *syncView
+	ex   *exclusions
+	view *syncView
 }
 
 // loadMovements reads the facts of movements at points. Computed every time (nothing kept, version
@@ -126,33 +125,14 @@ func (s *Store) loadMovements(ctx context.Context, sc Scope, points []Date) (*mo
 }
 
 func (s *Store) readMovementFacts(ctx context.Context, sc Scope, points []Date) (*movementFacts, error) {
-	f := &movementFacts{firstPaid: map[customerHash]map[string]time.Time{}}
+	f := &movementFacts{}
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { f.timelineFacts, err = s.loadTimeline(gctx, sc, points, usageNone); return })
+	g.Go(func() (err error) {
+		f.timelineFacts, err = s.loadTimelineWith(gctx, sc, points, usageNone, true)
+		return
+	})
 	g.Go(func() (err error) { f.ex, err = s.readExclusions(gctx, sc); return })
 	g.Go(func() (err error) { f.view, err = s.readSyncView(gctx, sc); return })
-	g.Go(func() error {
-		rows, err := s.conn.Query(gctx, selectFirstPayments, sc.WorkspaceID, sc.apps(), epoch(points[len(points)-1].End()))
-		if err != nil {
-			return fmt.Errorf("read first payments: %w", err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var (
-				k   customerHash
-				cur string
-				at  uint32
-			)
-			if err := rows.Scan(&k, &cur, &at); err != nil {
-				return fmt.Errorf("read first payments: %w", err)
-			}
-			if f.firstPaid[k] == nil {
-				f.firstPaid[k] = map[string]time.Time{}
-			}
-			f.firstPaid[k][cur] = unix(at)
-		}
-		return rows.Err()
-	})
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}

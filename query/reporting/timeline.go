@@ -58,6 +58,9 @@ type timelineFacts struct {
 	// of each customer's (tlCustomer.usage) by a series that reads no customer's usage on its own
 	// (no concentration): a few hundred rows instead of one per customer and day with a sale.
 	usageTotals []tlUsage
+	// firstPaid is each customer's first payment per currency before the end of the last point,
+	// when asked for (loadTimelineWith).
+	firstPaid map[customerHash]map[string]time.Time
 }
 
 func (f *timelineFacts) get(k customerHash) *tlCustomer {
@@ -82,6 +85,12 @@ const (
 // loadTimeline reads the facts that decide billing on every date of points (sorted, at least one),
 // with each customer's usage sales when usage is usageByCustomer.
 func (s *Store) loadTimeline(ctx context.Context, sc Scope, points []Date, usage timelineUsage) (*timelineFacts, error) {
+	return s.loadTimelineWith(ctx, sc, points, usage, false)
+}
+
+// loadTimelineWith is loadTimeline, with each customer's first payment per currency
+// (timelineFacts.firstPaid) read in the same pass as the payments when firstPaid is set.
+func (s *Store) loadTimelineWith(ctx context.Context, sc Scope, points []Date, usage timelineUsage, firstPaid bool) (*timelineFacts, error) {
 	first, last := points[0], points[len(points)-1]
 	var (
 		charges  []tlRawCharge
@@ -99,7 +108,7 @@ func (s *Store) loadTimeline(ctx context.Context, sc Scope, points []Date, usage
 	})
 	g.Go(func() (err error) {
 		end := first.End()
-		payments, err = s.readTimelinePayments(gctx, sc, last.End(), end.AddDate(0, 0, -monthlyEvidenceDays), end.AddDate(0, 0, -annualEvidenceDays))
+		payments, err = s.readTimelinePayments(gctx, sc, last.End(), end.AddDate(0, 0, -monthlyEvidenceDays), end.AddDate(0, 0, -annualEvidenceDays), firstPaid)
 		return err
 	})
 	if usage == usageByCustomer {
@@ -111,7 +120,27 @@ func (s *Store) loadTimeline(ctx context.Context, sc Scope, points []Date, usage
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	return assembleTimeline(charges, fallback, payments, sales), nil
+	f := assembleTimeline(charges, fallback, payments, sales)
+	if firstPaid {
+		f.firstPaid = firstPayments(payments)
+	}
+	return f, nil
+}
+
+// firstPayments is the earliest first payment of each customer's rows per currency.
+func firstPayments(payments []tlPaymentRow) map[customerHash]map[string]time.Time {
+	out := map[customerHash]map[string]time.Time{}
+	for _, r := range payments {
+		m := out[r.customer]
+		if m == nil {
+			m = map[string]time.Time{}
+			out[r.customer] = m
+		}
+		if at, ok := m[r.currency]; !ok || unix(r.first).Before(at) {
+			m[r.currency] = unix(r.first)
+		}
+	}
+	return out
 }
 
 // Rows as read.
@@ -132,6 +161,7 @@ type (
 		customer         customerHash
 		charge, currency string
 		at               []uint32
+		first            uint32 // the row's first payment (selectTimelinePaymentsFirst only)
 	}
 	tlUsageRow struct {
 		customer   customerHash
@@ -195,6 +225,9 @@ func assembleTimeline(charges []tlRawCharge, fallback []tlFallbackRow, payments 
 		c.uninstalls = sortedTimes(c.uninstalls)
 	}
 	for _, r := range payments {
+		if len(r.at) == 0 { // read for its first payment only
+			continue
+		}
 		c := f.get(r.customer)
 		c.payments = append(c.payments, tlPayments{charge: r.charge, currency: r.currency, at: sortedTimes(unixAll(r.at))})
 	}
@@ -290,9 +323,12 @@ func (s *Store) readTimelineFallback(ctx context.Context, sc Scope) ([]tlFallbac
 	return out, rows.Err()
 }
 
-func (s *Store) readTimelinePayments(ctx context.Context, sc Scope, to, recentFrom, annualFrom time.Time) ([]tlPaymentRow, error) {
-	rows, err := s.conn.Query(ctx, selectTimelinePayments, sc.WorkspaceID, sc.apps(), epoch(to), epoch(recentFrom), epoch(annualFrom),
-		sc.WorkspaceID, sc.apps())
+func (s *Store) readTimelinePayments(ctx context.Context, sc Scope, to, recentFrom, annualFrom time.Time, first bool) ([]tlPaymentRow, error) {
+	query, args := selectTimelinePayments, []any{sc.WorkspaceID, sc.apps(), epoch(to), epoch(recentFrom), epoch(annualFrom), sc.WorkspaceID, sc.apps()}
+	if first {
+		query, args = selectTimelinePaymentsFirst, []any{epoch(recentFrom), epoch(annualFrom), sc.WorkspaceID, sc.apps(), sc.WorkspaceID, sc.apps(), epoch(to)}
+	}
+	rows, err := s.conn.Query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read payments: %w", err)
 	}
@@ -300,7 +336,11 @@ func (s *Store) readTimelinePayments(ctx context.Context, sc Scope, to, recentFr
 	var out []tlPaymentRow
 	for rows.Next() {
 		var r tlPaymentRow
-		if err := rows.Scan(&r.customer, &r.charge, &r.currency, &r.at); err != nil {
+		dest := []any{&r.customer, &r.charge, &r.currency, &r.at}
+		if first {
+			dest = append(dest, &r.first)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("read payments: %w", err)
 		}
 		out = append(out, r)

@@ -50,6 +50,20 @@ WHERE workspace_id = ? AND app_id IN ? AND created_at < toDateTime(?)
         SELECT app_id, charge_id FROM reporting_charges WHERE workspace_id = ? AND app_id IN ? AND billing_interval = 'annual')))
 GROUP BY public_id, charge_id, currency`
 
+// selectTimelinePaymentsFirst is selectTimelinePayments with each row's first payment
+// (selectFirstPayments per charge), for MRR movements, which need both: one pass over every
+// payment before the end of the last point instead of two (the evidence window of a year of
+// points covers nearly all of them anyway). A row whose payments all fall before the evidence
+// window has an empty array. Arguments: recent start, annual start, workspace, apps, workspace,
+// apps, end of the last point.
+const selectTimelinePaymentsFirst = `SELECT ` + customerKeySQL + ` AS key, charge_id, currency,
+    groupArrayIf(toUInt32(created_at), created_at >= toDateTime(?) OR (created_at >= toDateTime(?) AND (app_id, charge_id) IN (
+        SELECT app_id, charge_id FROM reporting_charges WHERE workspace_id = ? AND app_id IN ? AND billing_interval = 'annual'))),
+    min(toUInt32(created_at))
+FROM reporting_charge_payments
+WHERE workspace_id = ? AND app_id IN ? AND created_at < toDateTime(?)
+GROUP BY public_id, charge_id, currency`
+
 // selectTimelineUsage is each customer's usage sales per currency and UTC day (days since the
 // epoch) in [from, to), gross, net and count: the trailing 30-day windows of usage MRR (METRICS 3.2)
 // at every point and the billed usage of every interval (3.10) are sums of these. They are read
