@@ -3,6 +3,8 @@ package reporting
 import (
 	"context"
 	"encoding/hex"
+	"runtime"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -142,18 +144,41 @@ func (s *Store) readMovementFacts(ctx context.Context, sc Scope, points []Date) 
 // eachMove sweeps every in-scope customer across the points and calls visit with its move in each
 // currency it had MRR in at either end of an interval (i ≥ 1: the interval ending on points[i]).
 func (f *movementFacts) eachMove(cs CustomerScope, points []Date, visit func(c *tlCustomer, i int, cur string, m customerMove)) {
+	f.eachMoveOf(f.customers, cs, points, visit)
+}
+
+// eachMoveOf is eachMove over some of the customers. The opening ends are computed once, and a
+// customer's first payments are looked up only for a move that starts from nothing (the one
+// moveOf reads them for).
+func (f *movementFacts) eachMoveOf(customers []*tlCustomer, cs CustomerScope, points []Date,
+	visit func(c *tlCustomer, i int, cur string, m customerMove)) {
 	states := make([]pointState, len(points))
+	openEnds := make([]time.Time, len(points))
+	for i := 1; i < len(points); i++ {
+		openEnds[i] = points[i-1].End()
+	}
 	var buf sweepBuffers
-	for _, c := range f.customers {
+	for _, c := range customers {
 		if !f.ex.admits(cs, c.key) {
 			continue
 		}
 		sweep(c, points, &buf, func(i int, st pointState) { states[i] = st })
+		var firstPaid map[string]time.Time
+		looked := false
 		for i := 1; i < len(points); i++ {
 			a, b := states[i-1], states[i]
-			openEnd := points[i-1].End()
+			if !a.Paying && !b.Paying {
+				continue
+			}
 			for _, cur := range movedCurrencies(a, b) {
-				visit(c, i, cur, moveOf(a, b, cur, f.firstPaid[c.key][cur], openEnd))
+				var first time.Time
+				if !(a.Paying && a.Currency == cur) {
+					if !looked {
+						firstPaid, looked = f.firstPaid[c.key], true
+					}
+					first = firstPaid[cur]
+				}
+				visit(c, i, cur, moveOf(a, b, cur, first, openEnds[i]))
 			}
 		}
 	}
@@ -192,23 +217,13 @@ func (s *Store) Movements(ctx context.Context, req MovementsRequest) (Movements,
 	}
 	out := Movements{Envelope: s.envelope(req.Request, generatedAt, f.view, f.view.coverage(req.Range, false)), Interval: req.Interval,
 		Basis: basisNRR}
-	blocks := make([]map[string]*MovementBlock, len(points))
+	blocks := f.movementBlocks(req, points)
 	currencies := map[string]bool{}
-	f.eachMove(req.CustomerScope, points, func(_ *tlCustomer, i int, cur string, m customerMove) {
-		if req.Currency != "" && cur != req.Currency {
-			return
+	for _, bs := range blocks {
+		for cur := range bs {
+			currencies[cur] = true
 		}
-		if blocks[i] == nil {
-			blocks[i] = map[string]*MovementBlock{}
-		}
-		b := blocks[i][cur]
-		if b == nil {
-			b = &MovementBlock{}
-			blocks[i][cur] = b
-		}
-		b.add(m)
-		currencies[cur] = true
-	})
+	}
 	out.Currencies = sortedKeys(currencies)
 	out.MixedCurrencies = len(out.Currencies) > 1
 	for i, p := range periods {
@@ -237,3 +252,63 @@ func seriesPoints(rng Range, periods []Range) []Date {
 
 // publicID is a customer's public ID from its key.
 func (k customerHash) publicID() string { return "cus_" + hex.EncodeToString(k[:]) }
+
+// movementBlocks are the movements per point and currency (the requested currency only, when
+// set), the customers swept in parallel parts whose blocks are then added.
+func (f *movementFacts) movementBlocks(req MovementsRequest, points []Date) []map[string]*MovementBlock {
+	customers := f.customers
+	parts := make([][]map[string]*MovementBlock, min(runtime.GOMAXPROCS(0), 1+len(customers)/minCustomersPerPart))
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := len(customers)*p/len(parts), len(customers)*(p+1)/len(parts)
+		blocks := make([]map[string]*MovementBlock, len(points))
+		parts[p] = blocks
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f.eachMoveOf(customers[lo:hi], req.CustomerScope, points, func(_ *tlCustomer, i int, cur string, m customerMove) {
+				if req.Currency != "" && cur != req.Currency {
+					return
+				}
+				if blocks[i] == nil {
+					blocks[i] = map[string]*MovementBlock{}
+				}
+				b := blocks[i][cur]
+				if b == nil {
+					b = &MovementBlock{}
+					blocks[i][cur] = b
+				}
+				b.add(m)
+			})
+		}()
+	}
+	wg.Wait()
+	out := parts[0]
+	for _, part := range parts[1:] {
+		for i, bs := range part {
+			for cur, b := range bs {
+				if out[i] == nil {
+					out[i] = map[string]*MovementBlock{}
+				}
+				if o := out[i][cur]; o != nil {
+					o.merge(b)
+				} else {
+					out[i][cur] = b
+				}
+			}
+		}
+	}
+	return out
+}
+
+// merge adds another part's customers' movements.
+func (b *MovementBlock) merge(o *MovementBlock) {
+	b.StartMRRCents += o.StartMRRCents
+	b.EndMRRCents += o.EndMRRCents
+	b.NewCents, b.NewCustomers = b.NewCents+o.NewCents, b.NewCustomers+o.NewCustomers
+	b.ExpansionCents, b.ExpansionCustomers = b.ExpansionCents+o.ExpansionCents, b.ExpansionCustomers+o.ExpansionCustomers
+	b.ContractionCents, b.ContractionCustomers = b.ContractionCents+o.ContractionCents, b.ContractionCustomers+o.ContractionCustomers
+	b.ChurnCents, b.ChurnedCustomers = b.ChurnCents+o.ChurnCents, b.ChurnedCustomers+o.ChurnedCustomers
+	b.ReactivationCents, b.ReactivatedCustomers = b.ReactivationCents+o.ReactivationCents, b.ReactivatedCustomers+o.ReactivatedCustomers
+	b.NetCents = b.EndMRRCents - b.StartMRRCents
+}
