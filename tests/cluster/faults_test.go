@@ -59,6 +59,7 @@ func TestClusterFaultsUnderLoad(t *testing.T) {
 	}
 	synced := func(ctx context.Context) (bool, string) { return inSync(ctx, adm, topics) }
 	agree := func(ctx context.Context) (bool, string) { return nodes.replicasAgree(ctx) }
+	always := func(context.Context) (bool, string) { return true, "" }
 
 	led := newLedger()
 	load := &steadyLoad{c: newEdgeClient(in), led: led, serverRate: 20, browserRate: 5, resend: 0.1,
@@ -81,8 +82,8 @@ func TestClusterFaultsUnderLoad(t *testing.T) {
 
 	faults := []clusterFault{
 		{node: "kafka-2", ready: synced, recovered: synced},
-		{node: "clickhouse-s2r1", ready: agree, recovered: agree},
-		{node: redisOwner(t, settings, in.workspaceID), ready: synced, recovered: func(context.Context) (bool, string) { return true, "" }},
+		{node: "clickhouse-s2r1", ready: agree, recovered: nodes.caughtUp(1, 0)},
+		{node: redisOwner(t, settings, in.workspaceID), ready: always, recovered: always},
 	}
 	var figs []faultFigures
 	for _, f := range faults {
@@ -343,6 +344,42 @@ func redisOwner(t *testing.T, settings map[string]string, workspaceID string) st
 	}
 	t.Fatalf("no Redis node serves slot %d", slot)
 	return ""
+}
+
+// caughtUp returns a check that the given replica of shard s holds at least the rows its peer held
+// when the check first ran (the load keeps writing, so the two are rarely equal at one instant).
+func (r *chReplicas) caughtUp(s, rep int) func(ctx context.Context) (bool, string) {
+	var want []uint64
+	counts := func(ctx context.Context, conn driver.Conn) ([]uint64, error) {
+		var out []uint64
+		for _, table := range replicaTables {
+			var n uint64
+			if err := conn.QueryRow(ctx, fmt.Sprintf("SELECT count() FROM %s.%s", r.db, table)).Scan(&n); err != nil {
+				return nil, err
+			}
+			out = append(out, n)
+		}
+		return out, nil
+	}
+	return func(ctx context.Context) (bool, string) {
+		if want == nil {
+			c, err := counts(ctx, r.shards[s][1-rep])
+			if err != nil {
+				return false, err.Error()
+			}
+			want = c
+		}
+		got, err := counts(ctx, r.shards[s][rep])
+		if err != nil {
+			return false, err.Error()
+		}
+		for i := range want {
+			if got[i] < want[i] {
+				return false, fmt.Sprintf("%s behind %s: %v of %v rows", r.names[s][rep], r.names[s][1-rep], got, want)
+			}
+		}
+		return true, fmt.Sprintf("%s caught up with %s's %v rows (%v)", r.names[s][rep], r.names[s][1-rep], want, replicaTables)
+	}
 }
 
 func kafkaAdmin(t *testing.T, settings map[string]string) *kadm.Client {
