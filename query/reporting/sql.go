@@ -43,14 +43,17 @@ const excludedPairs = `SELECT shop_domain, app_id FROM (
 const selectExclusionCount = `SELECT count() FROM (` + excludedPairs + `)`
 
 // isExcludedSQL says whether a customer row's domain is excluded in its app or in every app.
-const isExcludedSQL = `(shop_domain, app_id) IN (` + excludedPairs + `) OR (shop_domain, '') IN (` + excludedPairs + `)`
+// customer_exclusions is whole on every node of a cluster, not Distributed (schemas/cluster_keys.go),
+// so every subquery on it is GLOBAL: a shard would otherwise look the table up in its own default
+// database. On one node GLOBAL IN is IN.
+const isExcludedSQL = `(shop_domain, app_id) GLOBAL IN (` + excludedPairs + `) OR (shop_domain, '') GLOBAL IN (` + excludedPairs + `)`
 
 // selectExcludedCustomers lists the excluded customers of the covered apps: candidates whose domain
 // (in any version) is excluded somewhere, then their latest row decides.
 const selectExcludedCustomers = `SELECT public_id, app_id, customer_id FROM (
     SELECT public_id, app_id, customer_id, shop_domain FROM reporting_customers FINAL
     WHERE workspace_id = ? AND app_id IN ? AND public_id IN (
-        SELECT public_id FROM reporting_customers WHERE workspace_id = ? AND app_id IN ? AND shop_domain IN (
+        SELECT public_id FROM reporting_customers WHERE workspace_id = ? AND app_id IN ? AND shop_domain GLOBAL IN (
             SELECT shop_domain FROM (` + excludedPairs + `)))
 )
 WHERE ` + isExcludedSQL
@@ -313,7 +316,7 @@ FROM (
 // domain (lower case), whatever an older version said.
 const (
 	inPageRange   = ` AND public_id > ? AND public_id <= ?`
-	excludedAfter = ` AND public_id > ? AND public_id IN (SELECT public_id FROM reporting_customers WHERE workspace_id = ? AND app_id IN ? AND shop_domain IN (SELECT shop_domain FROM (` + excludedPairs + `)))`
+	excludedAfter = ` AND public_id > ? AND public_id IN (SELECT public_id FROM reporting_customers WHERE workspace_id = ? AND app_id IN ? AND shop_domain GLOBAL IN (SELECT shop_domain FROM (` + excludedPairs + `)))`
 	byPublicID    = ` AND public_id = ?`
 	byDomain      = ` AND public_id IN (SELECT public_id FROM reporting_customers WHERE workspace_id = ? AND app_id IN ? AND lower(shop_domain) = ?)`
 	whereDomainIs = `
