@@ -210,6 +210,13 @@ var volatile = map[string]bool{"generatedAt": true, "createdAt": true, "updatedA
 	"nextAttemptAt": true, "lastAttemptAt": true, "sentAt": true, "validatedAt": true, "acceptedAt": true, "rejectedAt": true,
 	"receivedAt": true, "nextCursor": true, "workspaceId": true, "lastSuccessfulSyncAt": true, "requestEvents": true}
 
+// isInstant tells an asOf that is an instant (a customer's analytics as of today are as of the
+// answer's generation, a volatile time) from an asOf that is a date, which must match.
+func isInstant(v any) bool {
+	s, ok := v.(string)
+	return ok && strings.Contains(s, "T")
+}
+
 // derived are IDs each deployment derives from its own source or workspace ID (a session ID is a
 // UUID of the source and the browser): they are renumbered in order of appearance, so that which
 // events share a session still counts, not the value.
@@ -246,7 +253,7 @@ func normalize(raw []byte, ids map[string]string) string {
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				if volatile[k] {
+				if volatile[k] || (k == "asOf" && isInstant(x[k])) {
 					delete(x, k)
 					continue
 				}
