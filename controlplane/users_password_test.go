@@ -43,14 +43,21 @@ func TestPasswordHash(t *testing.T) {
 	if _, err := controlplane.HashPassword("elevenchars"); !errors.Is(err, controlplane.ErrInvalid) {
 		t.Errorf("an 11-character password: %v", err)
 	}
-	start = time.Now()
-	controlplane.BurnPasswordCheck(pw)
-	burn := time.Since(start)
-	start = time.Now()
-	_ = controlplane.VerifyPassword(h, "wrong password here")
-	wrong := time.Since(start)
-	t.Logf("unknown address %v, wrong password %v", burn, wrong)
-	if burn < wrong/3 {
+	// The fastest of several runs of each, since a single run on a loaded machine measures the
+	// scheduler, not the hash (CI once saw 58 ms against 212 ms from one run each).
+	fastest := func(f func()) time.Duration {
+		best := time.Duration(1<<63 - 1)
+		for range 5 {
+			start := time.Now()
+			f()
+			best = min(best, time.Since(start))
+		}
+		return best
+	}
+	burn := fastest(func() { controlplane.BurnPasswordCheck(pw) })
+	wrong := fastest(func() { _ = controlplane.VerifyPassword(h, "wrong password here") })
+	t.Logf("unknown address %v, wrong password %v (fastest of 5 each)", burn, wrong)
+	if burn < wrong/2 {
 		t.Errorf("an unknown address (%v) answers much faster than a wrong password (%v)", burn, wrong)
 	}
 }
