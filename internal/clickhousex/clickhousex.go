@@ -133,7 +133,7 @@ func open(ctx context.Context, c Config, db string) (driver.Conn, error) {
 			return nil, err
 		}
 	}
-	return conn, nil
+	return rereadConn{conn}, nil
 }
 
 // sessionSettings are the query settings every connection sends. A single node needs none. On a
