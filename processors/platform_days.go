@@ -86,3 +86,45 @@ func (m daySpans) recompute(ctx context.Context, g *errgroup.Group, what string,
 		}
 	}
 }
+
+// deriveChargeFacts recomputes the charge facts (schemas.ChargeFactsTable, migration 0027) of every
+// customer the batch names by a lifecycle event (its charges were just derived) or a subscription
+// sale (a payment of one of its charges, or an interval refreshed): per app and chunk of
+// deriveChunk customers, one INSERT … SELECT from the charges' copy and the customers' payments,
+// then one that retires the rows it did not write. It runs after the charges are written, since it
+// reads them back; like the days, the version written last has seen every row landed before it.
+func (d *PlatformDeriver) deriveChargeFacts(ctx context.Context, txns, events []schemas.PlatformRecord, ver uint64) error {
+	customers := map[appKey]map[string]bool{}
+	add := func(r schemas.PlatformRecord, customerID string) {
+		k := appKey{r.WorkspaceID, r.AppID}
+		if customers[k] == nil {
+			customers[k] = map[string]bool{}
+		}
+		customers[k][schemas.CustomerPublicID(r.AppID, customerID)] = true
+	}
+	for _, r := range events {
+		if id := r.LifecycleEvent.CustomerID; id != "" {
+			add(r, id)
+		}
+	}
+	for _, r := range txns {
+		if t := r.Transaction; t.Type == kindSubscription {
+			add(r, t.CustomerID)
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(maxDeriveLookups / 2)
+	for k, set := range customers {
+		ids := slices.Sorted(maps.Keys(set))
+		for start := 0; start < len(ids); start += deriveChunk {
+			chunk := ids[start:min(start+deriveChunk, len(ids))]
+			g.Go(func() error {
+				if err := schemas.ChargeFacts(gctx, d.conn, ver, k.workspaceID, k.appID, chunk); err != nil {
+					return fmt.Errorf("recompute charge facts: %w", err)
+				}
+				return nil
+			})
+		}
+	}
+	return g.Wait()
+}

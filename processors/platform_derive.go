@@ -119,6 +119,9 @@ func (d *PlatformDeriver) Derive(ctx context.Context, txns, events []schemas.Pla
 		w.Go(func() error { return d.deriveDays(wctx, txns, events, ver) })
 		err = w.Wait()
 	}
+	if err == nil {
+		err = d.deriveChargeFacts(ctx, txns, events, ver)
+	}
 	if rej := (*RejectedError)(nil); errors.As(err, &rej) {
 		err = fmt.Errorf("derive customers and charges: %v", rej.Err)
 	}

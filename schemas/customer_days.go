@@ -52,8 +52,18 @@ func CustomerDays(ctx context.Context, conn Execer, version uint64, workspaceID,
 	return conn.Exec(ctx, customerDaysHead+customerDaysOf+customerDaysTail, version, workspaceID, appID, set, start.Unix(), end.Unix())
 }
 
-// AllCustomerDays recomputes every day of every customer of a workspace.
+// AllCustomerDays recomputes every day of every customer of a workspace, and the charge facts
+// (ChargeFactsTable), which hold the subscription sales as payments: what the landing consumer
+// writes after transactions land, for the fixtures and loaders that insert directly.
 func AllCustomerDays(ctx context.Context, conn Execer, version uint64, workspaceID string) error {
+	if err := AllCustomerDaysOnly(ctx, conn, version, workspaceID); err != nil {
+		return err
+	}
+	return AllChargeFacts(ctx, conn, version, workspaceID)
+}
+
+// AllCustomerDaysOnly recomputes every day of every customer of a workspace and nothing else.
+func AllCustomerDaysOnly(ctx context.Context, conn Execer, version uint64, workspaceID string) error {
 	return conn.Exec(ctx, customerDaysHead+customerDaysTail, version, workspaceID)
 }
 

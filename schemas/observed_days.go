@@ -51,7 +51,7 @@ func AllObservedDays(ctx context.Context, conn Execer, version uint64, workspace
 	return conn.Exec(ctx, observedDaysHead+observedDaysTail, version, workspaceID)
 }
 
-// AllDays recomputes a workspace's customer days and observed usage days, as the landing consumer
+// AllDays recomputes a workspace's customer days, charge facts and observed usage days, as the landing consumer
 // would after its records landed (for the fixtures and loaders that insert directly).
 func AllDays(ctx context.Context, conn Execer, version uint64, workspaceID string) error {
 	if err := AllCustomerDays(ctx, conn, version, workspaceID); err != nil {

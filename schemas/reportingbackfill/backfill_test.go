@@ -88,7 +88,7 @@ func forget(t *testing.T, conn driver.Conn, copies []schemas.Copy) {
 			t.Fatal(err)
 		}
 	}
-	for _, days := range []string{schemas.CustomerDaysTable, schemas.ObservedDaysTable} {
+	for _, days := range []string{schemas.CustomerDaysTable, schemas.ObservedDaysTable, schemas.ChargeFactsTable} {
 		if err := conn.Exec(testenv.Ctx(t), "TRUNCATE TABLE "+days); err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +230,7 @@ func TestBackfill(t *testing.T) {
 		}
 		rows[c.Table] = s.rows
 	}
-	if r := recorded(t, conn); len(r) != len(copies)+4 || !r["acquisition_clicks"] || !r["acquisition_touches"] || !r[schemas.CustomerDaysTable] || !r[schemas.ObservedDaysTable] { // no browser events: nothing to summarise
+	if r := recorded(t, conn); len(r) != len(copies)+5 || !r["acquisition_clicks"] || !r["acquisition_touches"] || !r[schemas.CustomerDaysTable] || !r[schemas.ObservedDaysTable] || !r[schemas.ChargeFactsTable] { // no browser events: nothing to summarise
 		t.Errorf("recorded complete: %v, want all %d copies, acquisition_clicks, acquisition_touches and the customer days", r, len(copies))
 	}
 	daysAgree(t, conn, "ws-a", "ws-b")
@@ -325,7 +325,7 @@ func TestAuto(t *testing.T) {
 	conn := pipeline.Migrated(t).Conn
 	ctx := testenv.Ctx(t)
 	copies := copiesOf(t)
-	if r := recorded(t, conn); len(r) != len(copies)+4 || !r["acquisition_clicks"] || !r["acquisition_touches"] || !r[schemas.CustomerDaysTable] || !r[schemas.ObservedDaysTable] {
+	if r := recorded(t, conn); len(r) != len(copies)+5 || !r["acquisition_clicks"] || !r["acquisition_touches"] || !r[schemas.CustomerDaysTable] || !r[schemas.ObservedDaysTable] || !r[schemas.ChargeFactsTable] {
 		t.Fatalf("a fresh database has %v recorded, want every copy, acquisition_clicks, acquisition_touches and the customer days", r)
 	}
 	history(t, conn, 0, 2000)
@@ -353,7 +353,7 @@ func TestAuto(t *testing.T) {
 		}
 	}
 	// The customer days were empty while transactions existed: filled from them, recorded.
-	if !r[schemas.CustomerDaysTable] || !r[schemas.ObservedDaysTable] {
+	if !r[schemas.CustomerDaysTable] || !r[schemas.ObservedDaysTable] || !r[schemas.ChargeFactsTable] {
 		t.Errorf("the day tables were not recorded complete:\n%s", logs.String())
 	}
 	daysAgree(t, conn, "ws-a", "ws-b")
@@ -384,6 +384,17 @@ func daysAgree(t *testing.T, conn driver.Conn, workspaces ...string) {
 		}
 		if n != 0 {
 			t.Errorf("%s: %d observed usage day rows differ from platform_usage_charges", ws, n)
+		}
+		var charges uint64
+		if err := conn.QueryRow(testenv.Ctx(t), `SELECT count() FROM reporting_charges FINAL
+WHERE workspace_id = ? AND kind = 'subscription' AND test = 0`, ws).Scan(&charges); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.QueryRow(testenv.Ctx(t), schemas.ChargeFactsMismatches, ws, 0, ws, ws).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 || charges == 0 {
+			t.Errorf("%s: %d charge fact rows differ from the charges and their payments (%d charges)", ws, n, charges)
 		}
 	}
 }

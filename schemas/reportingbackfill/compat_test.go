@@ -40,6 +40,19 @@ func TestStatementsRunOnCurrentClickHouse(t *testing.T) {
 		}
 		statements = append(statements, st)
 	}
+	factsArgs := map[string][]string{
+		"chargeFactsOf":  {"1", "'ws'", "'app'", "('cus_00'), ('cus_01')", "'ws'", "'app'", "('cus_00'), ('cus_01')"},
+		"allChargeFacts": {"1", "'ws'", "'ws'"},
+		"retireOf":       {"1", "'ws'", "'app'", "('cus_00'), ('cus_01')", "1"},
+		"retireAll":      {"1", "'ws'", "1"},
+		"mismatches":     {"'ws'", "0", "'ws'", "'ws'"},
+	}
+	for name, st := range schemas.ChargeFactsStatements {
+		for _, a := range factsArgs[name] {
+			st = strings.Replace(st, "?", a, 1)
+		}
+		statements = append(statements, st)
+	}
 	var golden []string
 	for _, c := range copiesOf(t) {
 		rows, err := conn.Query(testenv.Ctx(t), "SELECT * FROM ("+c.Select+") LIMIT 0")

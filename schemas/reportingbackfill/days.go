@@ -10,7 +10,8 @@ import (
 	"github.com/revtrack/revtrack/schemas"
 )
 
-// The day tables (the customer days, migration 0024; the observed usage days, migration 0026) are
+// The day tables (the customer days, migration 0024; the observed usage days, migration 0026; the
+// charge facts, migration 0027, kept the same way though not per day) are
 // not copies: the landing consumer writes them, recomputed from a customer-ordered copy after each
 // batch. A database with history is filled by recomputing every customer's days from the same
 // copy, workspace by workspace, with a version taken before the read: a row the consumer writes
@@ -25,8 +26,11 @@ type dayTable struct {
 }
 
 var dayTables = []dayTable{
-	{schemas.CustomerDaysTable, "reporting_transactions", "platform_transactions", schemas.AllCustomerDays},
+	{schemas.CustomerDaysTable, "reporting_transactions", "platform_transactions", schemas.AllCustomerDaysOnly},
 	{schemas.ObservedDaysTable, "reporting_usage_charges", "platform_usage_charges", schemas.AllObservedDays},
+	// The charge facts (migration 0027) are recomputed from the charges and their payments; the
+	// charges' copy records them complete.
+	{schemas.ChargeFactsTable, "reporting_charges", "platform_charges", schemas.AllChargeFacts},
 }
 
 // DaysResult is a day table's part of a Result.

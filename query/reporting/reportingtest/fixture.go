@@ -239,6 +239,8 @@ func (f *Fixture) FlushContext(ctx context.Context) error {
 	// (migrations 0024, 0026): recompute them as it would after transactions and usage records land.
 	days := slices.Contains(f.order, insertTransactions)
 	observed := slices.Contains(f.order, insertUsageCharges)
+	// The charge facts (migration 0027) follow the charges (AllCustomerDays recomputes them too).
+	facts := !days && slices.Contains(f.order, insertCharges)
 	for _, insert := range slices.Clone(f.order) {
 		b, err := f.Conn.PrepareBatch(ctx, insert)
 		if err != nil {
@@ -257,6 +259,11 @@ func (f *Fixture) FlushContext(ctx context.Context) error {
 	if days {
 		if err := schemas.AllCustomerDays(ctx, f.Conn, f.next(), f.WorkspaceID); err != nil {
 			return fmt.Errorf("customer days: %w", err)
+		}
+	}
+	if facts {
+		if err := schemas.AllChargeFacts(ctx, f.Conn, f.next(), f.WorkspaceID); err != nil {
+			return fmt.Errorf("charge facts: %w", err)
 		}
 	}
 	if observed {
