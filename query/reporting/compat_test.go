@@ -18,8 +18,7 @@ import (
 var sqlConstants = map[string]string{
 	"selectExclusionCount": selectExclusionCount, "selectExcludedCustomers": selectExcludedCustomers, "andNotExcluded": andNotExcluded, "andExcluded": andExcluded,
 	"andNotExcludedQuery": andNotExcludedQuery, "andExcludedQuery": andExcludedQuery, "selectSummaryCharges": selectSummaryCharges,
-	"summaryCandidates": summaryCandidates, "selectStateFallback": selectStateFallback, "selectPaymentFacts": selectPaymentFacts,
-	"annualPaymentsTail": annualPaymentsTail, "paymentFactsTail": paymentFactsTail, "selectUsageFacts": selectUsageFacts,
+	"summaryCandidates": summaryCandidates, "selectStateFallback": selectStateFallback, "selectUsageFacts": selectUsageFacts,
 	"observedUsageHead": observedUsageHead, "byCurrencyTail": byCurrencyTail, "usageActivityHead": usageActivityHead,
 	"usageActivityTail": usageActivityTail, "selectCursors": selectCursors, "selectSyncState": selectSyncState,
 	"selectCustomerPageIDs": selectCustomerPageIDs, "customersFinalHead": customersFinalHead, "customersFinalTail": customersFinalTail,

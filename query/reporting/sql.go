@@ -92,33 +92,42 @@ const chargeEventKindSQL = `transform(type, ['SUBSCRIPTION_CHARGE_ACCEPTED', 'SU
 
 // ---- Summary facts (summary_facts.go): two dates, A = asOf and B = the NRR opening date. ----
 
-// selectSummaryCharges reads the non-test subscription charges of the covered apps with what
-// decides their states on A and B (METRICS 2.1), computed from the state events and uninstalls the
-// derivation stored on the row (keys toUInt64(occurred_at) * 16 + kind, so the greatest key before
-// end(D) × 16 is the last event before end(D)), with when it ended for good (gone: its first own
-// ending event or its customer's first uninstall from its first activation on, ChargeFacts.Ended;
-// for a charge without events, its row's ended_at). No billing date: a charge before its first
-// billing date (METRICS 2.2) has no payment evidence either, so the date changes a reason, never a
-// paying verdict or an amrCents, and the summary shows no reason. Arguments: end(A) × 16,
-// end(B) × 16, end(A), end(B), workspace, apps, then those of summaryCandidates.
+// selectSummaryCharges reads the non-test subscription charges of the covered apps from the charge
+// facts (migration 0027: one row per charge with what the derivation stored and its payments, kept
+// at landing) with what decides their states on A and B (METRICS 2.1), computed from the state
+// events and uninstalls on the row (keys toUInt64(occurred_at) * 16 + kind, so the greatest key
+// before end(D) × 16 is the last event before end(D)), with when it ended for good (gone: its first
+// own ending event or its customer's first uninstall from its first activation on,
+// ChargeFacts.Ended; for a charge without events, its row's ended_at), and its payment evidence
+// (METRICS 2.3): the instants and currencies of its payments created in [end(B) − 45 days, end(A)),
+// from end(B) − 395 days for an annual charge (every evidence window on A or B lies there). The
+// charges retired before B's end (the facts' retired day, in the sorting key, so the same in every
+// version) are left out before FINAL: summaryCandidates would drop them. No billing date: a charge
+// before its first billing date (METRICS 2.2) has no payment evidence either, so the date changes a
+// reason, never a paying verdict or an amrCents, and the summary shows no reason. Arguments: end(A)
+// × 16, end(B) × 16, end(A), end(B), then end(B) − 395 days, end(B) − 45 days, end(A) twice,
+// workspace, apps, end(B)'s day, then those of summaryCandidates.
 const selectSummaryCharges = `SELECT key, charge_id, amount_cents, currency, annual, frozen, trial_days, accepted, activated, ended,
-    states_derived, last_a, last_b, first_activated, uninstall_a, uninstall_b, gone
+    states_derived, last_a, last_b, first_activated, uninstall_a, uninstall_b, gone, paid_at, paid_currency
 FROM (
-    SELECT ` + customerKeySQL + ` AS key, charge_id, amount_cents, currency, billing_interval = 'annual' AS annual,
-        lower(status) = 'frozen' AS frozen, trial_days, ifNull(toUInt32(accepted_at), 0) AS accepted,
-        ifNull(toUInt32(activated_at), 0) AS activated, ifNull(toUInt32(ended_at), 0) AS ended, states_derived,
+    SELECT ` + customerKeySQL + ` AS key, charge_id, live, amount_cents, currency, annual, frozen, trial_days, accepted, activated, ended,
+        states_derived,
         arrayReduce('max', arrayFilter(k -> k < ?, state_events)) AS last_a,
         arrayReduce('max', arrayFilter(k -> k < ?, state_events)) AS last_b,
         toUInt32(intDiv(arrayReduce('min', arrayFilter(k -> k % 16 = 2, state_events)), 16)) AS first_activated,
-        toUInt32(arrayReduce('max', arrayFilter(t -> t < toDateTime(?), customer_uninstalls))) AS uninstall_a,
-        toUInt32(arrayReduce('max', arrayFilter(t -> t < toDateTime(?), customer_uninstalls))) AS uninstall_b,
+        toUInt32(arrayReduce('max', arrayFilter(t -> t < ?, customer_uninstalls))) AS uninstall_a,
+        toUInt32(arrayReduce('max', arrayFilter(t -> t < ?, customer_uninstalls))) AS uninstall_b,
         if(empty(state_events), ended, toUInt32(intDiv(arrayReduce('min', arrayFilter(k -> k % 16 IN (5, 6, 7), state_events)), 16))) AS own_end,
         if(first_activated = 0, 0,
-            toUInt32(arrayReduce('min', arrayFilter(t -> toUInt32(t) >= first_activated, customer_uninstalls)))) AS uninstall_end,
-        if(own_end = 0, uninstall_end, if(uninstall_end = 0, own_end, least(own_end, uninstall_end))) AS gone
-    FROM reporting_charges FINAL
-    WHERE workspace_id = ? AND app_id IN ? AND kind = 'subscription' AND test = 0
-)` + summaryCandidates
+            toUInt32(arrayReduce('min', arrayFilter(t -> t >= first_activated, customer_uninstalls)))) AS uninstall_end,
+        if(own_end = 0, uninstall_end, if(uninstall_end = 0, own_end, least(own_end, uninstall_end))) AS gone,
+        if(annual, ?, ?) AS paid_from,
+        arrayFilter(t -> t >= paid_from AND t < ?, payments) AS paid_at,
+        arrayFilter((c, t) -> t >= paid_from AND t < ?, payment_currencies, payments) AS paid_currency
+    FROM reporting_charge_facts FINAL
+    WHERE workspace_id = ? AND app_id IN ? AND retired >= ?
+)
+WHERE live = 1 AND (` + summaryCandidates + `)`
 
 // chargeBillingDates are the covered apps' charges' billing dates (epoch seconds, 0 for none), the
 // latest version of each (arguments: workspace, apps; the customer views add their customers).
@@ -136,7 +145,7 @@ const chargeBillingDates = `SELECT public_id, charge_id, ifNull(toUInt32(billing
 // never sees them; Go still decides the state of those kept. Rows without stored states are all
 // kept: their events are read separately (selectStateFallback).
 const summaryCandidates = `
-WHERE states_derived = 0
+    states_derived = 0
     OR ((last_a % 16 IN (2, 3, 4) OR (last_a = 0 AND activated > 0 AND activated < ? AND (ended = 0 OR ended >= ?)))
         AND NOT (first_activated > 0 AND uninstall_a >= first_activated AND toUInt64(uninstall_a) * 16 + 8 > last_a))
     OR ((last_b % 16 IN (2, 3, 4) OR (last_b = 0 AND activated > 0 AND activated < ? AND (ended = 0 OR ended >= ?)))
@@ -167,23 +176,6 @@ FROM (
             WHERE workspace_id = ? AND app_id IN ? AND kind = 'subscription' AND test = 0 AND states_derived = 0)
 )
 GROUP BY public_id, charge`
-
-// selectPaymentFacts reads, per customer, charge and currency, the latest positive subscription
-// payment for that charge before end(A) and before end(B) (METRICS 2.3) created in [start, end(A)).
-// Head, then the recent tail (every charge from end(B) − 45 days: every 30-day plan's evidence lies
-// there) or the annual tail (only the payments for annual charges, further back to end(B) − 395
-// days).
-const (
-	selectPaymentFacts = `SELECT ` + customerKeySQL + ` AS key, charge_id, currency,
-    maxIf(toUInt32(created_at), created_at < toDateTime(?)) AS paid_a,
-    maxIf(toUInt32(created_at), created_at < toDateTime(?)) AS paid_b
-FROM reporting_charge_payments
-WHERE workspace_id = ? AND app_id IN ? AND created_at >= toDateTime(?) AND created_at < toDateTime(?)`
-	annualPaymentsTail = `
-    AND (app_id, charge_id) IN (SELECT app_id, charge_id FROM reporting_charges WHERE workspace_id = ? AND app_id IN ? AND billing_interval = 'annual')`
-	paymentFactsTail = `
-GROUP BY public_id, charge_id, currency`
-)
 
 // selectUsageFacts is each customer's usage per currency: gross over the trailing 30 days ending on
 // A (usage MRR, concentration) and gross, net and count over the range (billed usage), from the

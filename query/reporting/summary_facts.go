@@ -87,8 +87,7 @@ func (c *chunks[T]) at(r rowRef) *T { return &c.all[(r-1)/chunkRows][(r-1)%chunk
 type summaryFacts struct {
 	charges  chunks[summaryChargeRow]
 	fallback []fallbackRow
-	payments chunks[paymentRow]
-	annual   chunks[paymentRow]
+	payments chunks[paymentRow] // the charges' payments (selectSummaryCharges)
 	usage    chunks[usageRow]
 	// usageTotals are the usage facts per currency, of the customers in scope, when the
 	// customers' own (usage) are not read.
@@ -101,18 +100,12 @@ func (s *Store) loadSummaryFacts(ctx context.Context, sc Scope, d summaryDates, 
 	f := &summaryFacts{}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		derived, err := s.readSummaryCharges(gctx, sc, d, &f.charges)
+		derived, err := s.readSummaryCharges(gctx, sc, d, &f.charges, &f.payments)
 		if err == nil && !derived {
 			f.fallback, err = s.readStateFallback(gctx, sc, d)
 		}
 		return err
 	})
-	endB := d.B.End()
-	// B is never after A: every 30-day plan's evidence on either date lies in [end(B) − 45 days,
-	// end(A)); only customers with an annual charge need the year before that.
-	recentFrom, annualFrom := endB.AddDate(0, 0, -monthlyEvidenceDays), endB.AddDate(0, 0, -annualEvidenceDays)
-	g.Go(func() error { return s.readPayments(gctx, sc, d, recentFrom, d.A.End(), false, &f.payments) })
-	g.Go(func() error { return s.readPayments(gctx, sc, d, annualFrom, recentFrom, true, &f.annual) })
 	if byCustomer {
 		g.Go(func() error { return s.readUsage(gctx, sc, d, rng, &f.usage) })
 	}
@@ -126,7 +119,6 @@ func (s *Store) loadSummaryFacts(ctx context.Context, sc Scope, d summaryDates, 
 type summaryCustomer struct {
 	key                      customerHash
 	charges, payments, usage rowRef
-	annual                   rowRef
 	unA, unB                 uint32 // the last uninstall before end(A), end(B)
 }
 
@@ -192,11 +184,6 @@ func (f *summaryFacts) join() []summaryCustomer {
 		r := f.payments.at(ref)
 		c := get(r.customer)
 		r.next, c.payments = c.payments, ref
-	}
-	for ref := rowRef(1); int(ref) <= f.annual.n; ref++ {
-		r := f.annual.at(ref)
-		c := get(r.customer)
-		r.next, c.annual = c.annual, ref
 	}
 	for ref := rowRef(1); int(ref) <= f.usage.n; ref++ {
 		r := f.usage.at(ref)
@@ -271,32 +258,37 @@ func (f *summaryFacts) billing(c *summaryCustomer, buf *billingBuffers) (onA, on
 		ref = r.next
 	}
 	buf.paymentsA, buf.paymentsB = buf.paymentsA[:0], buf.paymentsB[:0]
-	for _, p := range [2]struct {
-		rows  *chunks[paymentRow]
-		first rowRef
-	}{{&f.payments, c.payments}, {&f.annual, c.annual}} {
-		for ref := p.first; ref != 0; {
-			r := p.rows.at(ref)
-			buf.paymentsA = buf.paymentsA.with(r.charge, r.currency, unix(r.a))
-			buf.paymentsB = buf.paymentsB.with(r.charge, r.currency, unix(r.b))
-			ref = r.next
-		}
+	for ref := c.payments; ref != 0; {
+		r := f.payments.at(ref)
+		buf.paymentsA = buf.paymentsA.with(r.charge, r.currency, unix(r.a))
+		buf.paymentsB = buf.paymentsB.with(r.charge, r.currency, unix(r.b))
+		ref = r.next
 	}
 	return CustomerBilling{Charges: buf.chargesA, LastUninstall: unix(c.unA), Paid: buf.paymentsA},
 		CustomerBilling{Charges: buf.chargesB, LastUninstall: unix(c.unB), Paid: buf.paymentsB}
 }
 
-// readSummaryCharges reads the charges into out; derived is false when a row does not carry its
-// states (they are then read from the events).
-func (s *Store) readSummaryCharges(ctx context.Context, sc Scope, d summaryDates, out *chunks[summaryChargeRow]) (derived bool, err error) {
+// readSummaryCharges reads the charges into out and their payments into paid; derived is false
+// when a row does not carry its states (they are then read from the events).
+func (s *Store) readSummaryCharges(ctx context.Context, sc Scope, d summaryDates, out *chunks[summaryChargeRow],
+	paid *chunks[paymentRow]) (derived bool, err error) {
 	endA, endB := uint64(epoch(d.A.End())), uint64(epoch(d.B.End()))
-	rows, err := s.conn.Query(ctx, selectSummaryCharges, endA*eventKeyBase, endB*eventKeyBase, endA, endB, sc.WorkspaceID, sc.apps(),
+	// B is never after A: every 30-day plan's evidence on either date lies in [end(B) − 45 days,
+	// end(A)); an annual charge's in the year before that.
+	recentFrom := epoch(d.B.End().AddDate(0, 0, -monthlyEvidenceDays))
+	annualFrom := epoch(d.B.End().AddDate(0, 0, -annualEvidenceDays))
+	rows, err := s.conn.Query(ctx, selectSummaryCharges, endA*eventKeyBase, endB*eventKeyBase, endA, endB,
+		annualFrom, recentFrom, endA, endA, sc.WorkspaceID, sc.apps(), epochDay(d.B.End()),
 		endA, endA, endB, endB, endB)
 	if err != nil {
 		return false, fmt.Errorf("read charges: %w", err)
 	}
 	defer rows.Close()
 	derived = true
+	var (
+		paidAt  []uint32
+		paidCur []string
+	)
 	for rows.Next() {
 		r, _ := out.next()
 		var (
@@ -306,7 +298,7 @@ func (s *Store) readSummaryCharges(ctx context.Context, sc Scope, d summaryDates
 		)
 		c := &r.charge
 		if err := rows.Scan(&r.customer, &c.ID, &c.AmountCents, &c.Currency, &annual, &frozen, &trial, &accepted, &activated, &ended,
-			&states, &r.lastA, &r.lastB, &r.first, &r.unA, &r.unB, &r.gone); err != nil {
+			&states, &r.lastA, &r.lastB, &r.first, &r.unA, &r.unB, &r.gone, &paidAt, &paidCur); err != nil {
 			return false, fmt.Errorf("read charges: %w", err)
 		}
 		c.Kind, c.TrialDays = "subscription", int(trial)
@@ -319,6 +311,13 @@ func (s *Store) readSummaryCharges(ctx context.Context, sc Scope, d summaryDates
 		c.AcceptedAt, c.ActivatedAt, c.EndedAt = unix(accepted), unix(activated), unix(ended)
 		r.derived = states == 1
 		derived = derived && r.derived
+		for i, at := range paidAt {
+			p, _ := paid.next()
+			p.customer, p.charge, p.currency, p.a = r.customer, c.ID, paidCur[i], at
+			if uint64(at) < endB {
+				p.b = at
+			}
+		}
 	}
 	return derived, rows.Err()
 }
@@ -339,28 +338,6 @@ func (s *Store) readStateFallback(ctx context.Context, sc Scope, d summaryDates)
 		out = append(out, r)
 	}
 	return out, rows.Err()
-}
-
-// readPayments reads the payment facts created in [from, to), of the customers with an annual
-// charge only when annual is set.
-func (s *Store) readPayments(ctx context.Context, sc Scope, d summaryDates, from, to time.Time, annual bool, out *chunks[paymentRow]) error {
-	q := new(stmt).add(selectPaymentFacts, epoch(d.A.End()), epoch(d.B.End()), sc.WorkspaceID, sc.apps(), epoch(from), epoch(to))
-	if annual {
-		q.add(annualPaymentsTail, sc.WorkspaceID, sc.apps())
-	}
-	text, args := q.add(paymentFactsTail).query()
-	rows, err := s.conn.Query(ctx, text, args...)
-	if err != nil {
-		return fmt.Errorf("read payments: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		r, _ := out.next()
-		if err := rows.Scan(&r.customer, &r.charge, &r.currency, &r.a, &r.b); err != nil {
-			return fmt.Errorf("read payments: %w", err)
-		}
-	}
-	return rows.Err()
 }
 
 func (s *Store) readUsage(ctx context.Context, sc Scope, d summaryDates, rng Range, out *chunks[usageRow]) error {
