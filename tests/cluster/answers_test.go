@@ -51,6 +51,7 @@ func TestClusterSameAnswersAsSingleNode(t *testing.T) {
 	if t.Failed() {
 		return
 	}
+	clu.share()
 	// The mappings exist on both: verified events from now on are uploaded (Validation only).
 	tr := planTraffic(f.data, time.Now().UTC().Truncate(time.Second).Add(time.Second))
 	both("feed", func(t *testing.T, in *instance) {

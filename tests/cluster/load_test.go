@@ -64,13 +64,13 @@ func (l *ledger) record(a attempt) {
 	l.attempts = append(l.attempts, a)
 }
 
-// ackedIDs are the acknowledged events (of one kind), acknowledged since since.
-func (l *ledger) ackedIDs(browser bool, since time.Time) []string {
+// ackedIDs are the events (of one kind) acknowledged within [from, to].
+func (l *ledger) ackedIDs(browser bool, from, to time.Time) []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var ids []string
 	for id, e := range l.events {
-		if e.browser == browser && !e.acked.IsZero() && !e.acked.Before(since) {
+		if e.browser == browser && !e.acked.IsZero() && !e.acked.Before(from) && !e.acked.After(to) {
 			ids = append(ids, id)
 		}
 	}
@@ -268,5 +268,17 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 		return false
 	case <-time.After(d):
 		return true
+	}
+}
+
+// waitUntil polls cond every half second until it holds or limit has passed.
+func waitUntil(ctx context.Context, limit time.Duration, cond func(context.Context) (bool, string)) bool {
+	for end := time.Now().Add(limit); ; {
+		if ok, _ := cond(ctx); ok {
+			return true
+		}
+		if time.Now().After(end) || !sleepCtx(ctx, 500*time.Millisecond) {
+			return false
+		}
 	}
 }

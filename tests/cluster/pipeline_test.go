@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -113,6 +114,7 @@ type instance struct {
 	base     string // http://host:port of `revtrack all`
 	proc     *exec.Cmd
 	exited   chan error
+	shared   bool // removed by TestMain, not by the test that made it
 
 	team, app, apiKey, sourceID, publicKey, privateKey, workspaceID string
 }
@@ -127,8 +129,51 @@ func newInstance(t *testing.T, shape string, cluster bool, settings map[string]s
 		t.Fatal(err)
 	}
 	in.logPath = filepath.Join(logDir, shape+"-"+id+".log")
-	t.Cleanup(func() { in.cleanup(t) })
+	t.Cleanup(func() {
+		if !in.shared {
+			in.cleanup(t.Errorf)
+		}
+	})
 	return in
+}
+
+// The cluster instance of the comparison is shared: the fault test takes the load on it rather
+// than migrating, seeding and starting a second deployment (half a minute on 2 cores). Shared
+// instances are removed when the package's tests end (TestMain).
+var (
+	sharedMu  sync.Mutex
+	sharedCl  *instance
+	sharedAll []*instance
+)
+
+// share keeps the instance for the tests that follow; it is removed after the last one.
+func (in *instance) share() {
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	in.shared = true
+	sharedCl = in
+	sharedAll = append(sharedAll, in)
+}
+
+// sharedCluster is the running cluster instance an earlier test shared, or nil.
+func sharedCluster() *instance {
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	if sharedCl != nil && sharedCl.proc != nil {
+		return sharedCl
+	}
+	return nil
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, in := range sharedAll {
+		in.cleanup(func(format string, args ...any) {
+			fmt.Fprintf(os.Stderr, format+"\n", args...)
+			code = 1
+		})
+	}
+	os.Exit(code)
 }
 
 // flags are the settings of every revtrack command of the instance; the credentials go in the
@@ -223,7 +268,7 @@ func (in *instance) start(t testing.TB, extra ...string) {
 }
 
 // stop ends `revtrack all` with SIGTERM, as a deployment does.
-func (in *instance) stop(t testing.TB) {
+func (in *instance) stop(errorf func(format string, args ...any)) {
 	if in.proc == nil {
 		return
 	}
@@ -233,16 +278,17 @@ func (in *instance) stop(t testing.TB) {
 	case <-time.After(30 * time.Second):
 		_ = in.proc.Process.Kill()
 		<-in.exited
-		t.Errorf("%s: revtrack all did not stop within 30 s of SIGINT", in.shape)
+		errorf("%s: revtrack all did not stop within 30 s of SIGINT", in.shape)
 	}
 	in.proc = nil
 }
 
 // cleanup stops the process and removes the instance's data, unless REVTRACK_CLUSTER_KEEP=1.
-func (in *instance) cleanup(t testing.TB) {
-	in.stop(t)
+func (in *instance) cleanup(errorf func(format string, args ...any)) {
+	start := time.Now()
+	in.stop(errorf)
 	if os.Getenv("REVTRACK_CLUSTER_KEEP") == "1" {
-		t.Logf("%s kept: database %s, topics *%s, Redis %s*", in.shape, in.db, in.suffix, in.prefix)
+		fmt.Fprintf(os.Stderr, "%s kept: database %s, topics *%s, Redis %s*\n", in.shape, in.db, in.suffix, in.prefix)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -275,14 +321,20 @@ func (in *instance) cleanup(t testing.TB) {
 	cfg.Cluster, cfg.ReadTimeout = "", 2*time.Minute
 	if srv, err := clickhousex.OpenServer(ctx, cfg); err == nil {
 		q := "DROP DATABASE IF EXISTS " + in.db
+		dctx := ctx
 		if in.cluster {
 			q += " ON CLUSTER " + in.settings["REVTRACK_CLICKHOUSE_CLUSTER"]
+			// Dropping some forty replicated tables on 4 nodes takes ZooKeeper most of a minute;
+			// nothing waits for it (the next instance has its own database), so the query hands the
+			// work to the nodes' DDL queues and returns (a timeout answer says just that).
+			dctx = clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"distributed_ddl_task_timeout": 2}))
 		}
-		if err := srv.Exec(ctx, q); err != nil {
-			t.Logf("%s: %s: %v", in.shape, q, err)
+		if err := srv.Exec(dctx, q); err != nil && !(in.cluster && strings.Contains(err.Error(), "code: 159")) {
+			fmt.Fprintf(os.Stderr, "%s: %s: %v\n", in.shape, q, err)
 		}
 		_ = srv.Close()
 	}
+	fmt.Fprintf(os.Stderr, "%s %s removed in %v\n", in.shape, in.id, time.Since(start).Round(100*time.Millisecond))
 }
 
 func (in *instance) chConfig() clickhousex.Config {
