@@ -98,19 +98,21 @@ func (s *Store) loadTimelineWith(ctx context.Context, sc Scope, points []Date, u
 		payments []tlPaymentRow
 		sales    []tlUsageRow
 	)
+	var firsts map[customerHash]map[string]time.Time
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
 		var derived bool
-		if charges, derived, err = s.readTimelineCharges(gctx, sc); err == nil && !derived {
+		end := first.End()
+		charges, payments, derived, err = s.readTimelineFacts(gctx, sc, first, last.End(), end.AddDate(0, 0, -monthlyEvidenceDays),
+			end.AddDate(0, 0, -annualEvidenceDays))
+		if err == nil && !derived {
 			fallback, err = s.readTimelineFallback(gctx, sc)
 		}
 		return err
 	})
-	g.Go(func() (err error) {
-		end := first.End()
-		payments, err = s.readTimelinePayments(gctx, sc, last.End(), end.AddDate(0, 0, -monthlyEvidenceDays), end.AddDate(0, 0, -annualEvidenceDays), firstPaid)
-		return err
-	})
+	if firstPaid {
+		g.Go(func() (err error) { firsts, err = s.readFirstPaid(gctx, sc, last.End()); return err })
+	}
 	if usage == usageByCustomer {
 		g.Go(func() (err error) {
 			sales, err = s.readTimelineUsage(gctx, sc, first.AddDays(-29).Start(), last.End())
@@ -121,26 +123,8 @@ func (s *Store) loadTimelineWith(ctx context.Context, sc Scope, points []Date, u
 		return nil, err
 	}
 	f := assembleTimeline(charges, fallback, payments, sales)
-	if firstPaid {
-		f.firstPaid = firstPayments(payments)
-	}
+	f.firstPaid = firsts
 	return f, nil
-}
-
-// firstPayments is the earliest first payment of each customer's rows per currency.
-func firstPayments(payments []tlPaymentRow) map[customerHash]map[string]time.Time {
-	out := map[customerHash]map[string]time.Time{}
-	for _, r := range payments {
-		m := out[r.customer]
-		if m == nil {
-			m = map[string]time.Time{}
-			out[r.customer] = m
-		}
-		if at, ok := m[r.currency]; !ok || unix(r.first).Before(at) {
-			m[r.currency] = unix(r.first)
-		}
-	}
-	return out
 }
 
 // Rows as read.
@@ -161,7 +145,6 @@ type (
 		customer         customerHash
 		charge, currency string
 		at               []uint32
-		first            uint32 // the row's first payment (selectTimelinePaymentsFirst only)
 	}
 	tlUsageRow struct {
 		customer   customerHash
@@ -271,11 +254,14 @@ func sortUsage(u *tlUsage) {
 	u.days, u.gross, u.net, u.count = days, gross, net, count
 }
 
-// readTimelineCharges reads the charges; derived is false when a row does not carry its states.
-func (s *Store) readTimelineCharges(ctx context.Context, sc Scope) (out []tlRawCharge, derived bool, err error) {
-	rows, err := s.conn.Query(ctx, selectTimelineCharges, sc.WorkspaceID, sc.apps())
+// readTimelineFacts reads the charges and their payments (selectTimelineFacts); derived is false
+// when a row does not carry its states.
+func (s *Store) readTimelineFacts(ctx context.Context, sc Scope, first Date, to, recentFrom, annualFrom time.Time) (
+	out []tlRawCharge, paid []tlPaymentRow, derived bool, err error) {
+	rows, err := s.conn.Query(ctx, selectTimelineFacts, epoch(annualFrom), epoch(recentFrom), epoch(to), epoch(to), sc.WorkspaceID,
+		sc.apps(), epochDay(first.End()))
 	if err != nil {
-		return nil, false, fmt.Errorf("read charges: %w", err)
+		return nil, nil, false, fmt.Errorf("read charges: %w", err)
 	}
 	defer rows.Close()
 	derived = true
@@ -285,11 +271,13 @@ func (s *Store) readTimelineCharges(ctx context.Context, sc Scope) (out []tlRawC
 			annual, frozen, states     uint8
 			trial                      uint16
 			accepted, activated, ended uint32
+			at                         []uint32
+			currencies                 []string
 		)
 		c := &r.charge
 		if err := rows.Scan(&r.customer, &c.ID, &c.AmountCents, &c.Currency, &annual, &frozen, &trial, &accepted, &activated, &ended,
-			&states, &r.keys, &r.uninstalls); err != nil {
-			return nil, false, fmt.Errorf("read charges: %w", err)
+			&states, &r.keys, &r.uninstalls, &at, &currencies); err != nil {
+			return nil, nil, false, fmt.Errorf("read charges: %w", err)
 		}
 		c.Kind, c.TrialDays = "subscription", int(trial)
 		if annual == 1 {
@@ -302,8 +290,54 @@ func (s *Store) readTimelineCharges(ctx context.Context, sc Scope) (out []tlRawC
 		r.derived = states == 1
 		derived = derived && r.derived
 		out = append(out, r)
+		paid = appendPayments(paid, r.customer, c.ID, at, currencies)
 	}
-	return out, derived, rows.Err()
+	return out, paid, derived, rows.Err()
+}
+
+// appendPayments adds a charge's payments as one row per currency (nearly always one).
+func appendPayments(paid []tlPaymentRow, k customerHash, charge string, at []uint32, currencies []string) []tlPaymentRow {
+	for len(at) > 0 {
+		cur := currencies[0]
+		row := tlPaymentRow{customer: k, charge: charge, currency: cur}
+		var restAt []uint32
+		var restCur []string
+		for i, t := range at {
+			if currencies[i] == cur {
+				row.at = append(row.at, t)
+			} else {
+				restAt, restCur = append(restAt, t), append(restCur, currencies[i])
+			}
+		}
+		paid = append(paid, row)
+		at, currencies = restAt, restCur
+	}
+	return paid
+}
+
+// readFirstPaid reads each customer's first payment per currency before to (selectFirstPayments).
+func (s *Store) readFirstPaid(ctx context.Context, sc Scope, to time.Time) (map[customerHash]map[string]time.Time, error) {
+	rows, err := s.conn.Query(ctx, selectFirstPayments, sc.WorkspaceID, sc.apps(), epoch(to))
+	if err != nil {
+		return nil, fmt.Errorf("read first payments: %w", err)
+	}
+	defer rows.Close()
+	out := map[customerHash]map[string]time.Time{}
+	for rows.Next() {
+		var (
+			k   customerHash
+			cur string
+			at  uint32
+		)
+		if err := rows.Scan(&k, &cur, &at); err != nil {
+			return nil, fmt.Errorf("read first payments: %w", err)
+		}
+		if out[k] == nil {
+			out[k] = map[string]time.Time{}
+		}
+		out[k][cur] = unix(at)
+	}
+	return out, rows.Err()
 }
 
 func (s *Store) readTimelineFallback(ctx context.Context, sc Scope) ([]tlFallbackRow, error) {
@@ -317,31 +351,6 @@ func (s *Store) readTimelineFallback(ctx context.Context, sc Scope) ([]tlFallbac
 		var r tlFallbackRow
 		if err := rows.Scan(&r.customer, &r.charge, &r.keys); err != nil {
 			return nil, fmt.Errorf("read charge states from events: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
-}
-
-func (s *Store) readTimelinePayments(ctx context.Context, sc Scope, to, recentFrom, annualFrom time.Time, first bool) ([]tlPaymentRow, error) {
-	query, args := selectTimelinePayments, []any{sc.WorkspaceID, sc.apps(), epoch(to), epoch(recentFrom), epoch(annualFrom), sc.WorkspaceID, sc.apps()}
-	if first {
-		query, args = selectTimelinePaymentsFirst, []any{epoch(recentFrom), epoch(annualFrom), sc.WorkspaceID, sc.apps(), sc.WorkspaceID, sc.apps(), epoch(to)}
-	}
-	rows, err := s.conn.Query(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read payments: %w", err)
-	}
-	defer rows.Close()
-	var out []tlPaymentRow
-	for rows.Next() {
-		var r tlPaymentRow
-		dest := []any{&r.customer, &r.charge, &r.currency, &r.at}
-		if first {
-			dest = append(dest, &r.first)
-		}
-		if err := rows.Scan(dest...); err != nil {
-			return nil, fmt.Errorf("read payments: %w", err)
 		}
 		out = append(out, r)
 	}

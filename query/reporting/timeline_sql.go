@@ -5,18 +5,28 @@ package reporting
 // sql.go hold (ClickHouse 18.16 and current; `?` binding; instants as epoch seconds;
 // timeline_compat_test.go runs each on the current engine).
 
-// selectTimelineCharges reads every non-test subscription charge of the covered apps with all of
-// its state events (keys toUInt64(occurred_at) * 16 + kind, as the derivation stores them) and its
-// customer's uninstalls, so that its state on any date is a search in the arrays (METRICS 2.1). Test
-// charges are never paying and never in a lineage (METRICS 1.3, 2.3), so they are not read. Rows
-// with states_derived = 0 carry no arrays; their events are read by selectTimelineFallback.
-// Arguments: workspace, apps.
-const selectTimelineCharges = `SELECT ` + customerKeySQL + ` AS key, charge_id, amount_cents, currency,
-    billing_interval = 'annual' AS annual, lower(status) = 'frozen' AS frozen, trial_days,
-    ifNull(toUInt32(accepted_at), 0), ifNull(toUInt32(activated_at), 0), ifNull(toUInt32(ended_at), 0),
-    states_derived, state_events, arrayMap(t -> toUInt32(t), customer_uninstalls)
-FROM reporting_charges FINAL
-WHERE workspace_id = ? AND app_id IN ? AND kind = 'subscription' AND test = 0`
+// selectTimelineFacts reads every non-test subscription charge of the covered apps from the charge
+// facts (migration 0027, kept at landing) with all of its state events (keys toUInt64(occurred_at)
+// * 16 + kind, as the derivation stores them), its customer's uninstalls, so that its state on any
+// date is a search in the arrays (METRICS 2.1), and the payments of the charge that can be evidence
+// on a point (METRICS 2.3): created in [from, end of the last point), from the first point's end −
+// 45 days, − 395 days for an annual charge. Test charges are never paying and never in a lineage
+// (METRICS 1.3, 2.3), so they have no row. The charges retired before the first point's end (the
+// facts' retired day, in the sorting key) are left out before FINAL: on no point can one be in
+// effect or be evidence (sql.go, summaryCandidates). Rows with states_derived = 0 carry no arrays;
+// their events are read by selectTimelineFallback. Arguments: annual start, recent start, end of
+// the last point twice, workspace, apps, the first point's end (days since the epoch).
+const selectTimelineFacts = `SELECT key, charge_id, amount_cents, currency, annual, frozen, trial_days, accepted, activated, ended,
+    states_derived, state_events, customer_uninstalls, paid_at, paid_currency
+FROM (
+    SELECT ` + customerKeySQL + ` AS key, charge_id, live, amount_cents, currency, annual, frozen, trial_days, accepted, activated, ended,
+        states_derived, state_events, customer_uninstalls, if(annual, ?, ?) AS paid_from,
+        arrayFilter(t -> t >= paid_from AND t < ?, payments) AS paid_at,
+        arrayFilter((c, t) -> t >= paid_from AND t < ?, payment_currencies, payments) AS paid_currency
+    FROM reporting_charge_facts FINAL
+    WHERE workspace_id = ? AND app_id IN ? AND retired >= ?
+)
+WHERE live = 1`
 
 // selectTimelineFallback is, for the customers with a charge row written without its states, every
 // state event per charge and (charge ”) every uninstall of the customer, as event keys. A
@@ -37,32 +47,6 @@ FROM (
     )
 )
 GROUP BY public_id, charge`
-
-// selectTimelinePayments is, per customer, charge and currency, every positive subscription payment
-// created in [from, end of the last point) that can be evidence on a point (METRICS 2.3): from the
-// first point's end − 45 days for every charge, from its end − 395 days for annual charges. A
-// duplicate sale repeats an instant, which changes no latest payment. Arguments: workspace, apps,
-// end of the last point, recent start, annual start, workspace, apps.
-const selectTimelinePayments = `SELECT ` + customerKeySQL + ` AS key, charge_id, currency, groupArray(toUInt32(created_at))
-FROM reporting_charge_payments
-WHERE workspace_id = ? AND app_id IN ? AND created_at < toDateTime(?)
-    AND (created_at >= toDateTime(?) OR (created_at >= toDateTime(?) AND (app_id, charge_id) IN (
-        SELECT app_id, charge_id FROM reporting_charges WHERE workspace_id = ? AND app_id IN ? AND billing_interval = 'annual')))
-GROUP BY public_id, charge_id, currency`
-
-// selectTimelinePaymentsFirst is selectTimelinePayments with each row's first payment
-// (selectFirstPayments per charge), for MRR movements, which need both: one pass over every
-// payment before the end of the last point instead of two (the evidence window of a year of
-// points covers nearly all of them anyway). A row whose payments all fall before the evidence
-// window has an empty array. Arguments: recent start, annual start, workspace, apps, workspace,
-// apps, end of the last point.
-const selectTimelinePaymentsFirst = `SELECT ` + customerKeySQL + ` AS key, charge_id, currency,
-    groupArrayIf(toUInt32(created_at), created_at >= toDateTime(?) OR (created_at >= toDateTime(?) AND (app_id, charge_id) IN (
-        SELECT app_id, charge_id FROM reporting_charges WHERE workspace_id = ? AND app_id IN ? AND billing_interval = 'annual'))),
-    min(toUInt32(created_at))
-FROM reporting_charge_payments
-WHERE workspace_id = ? AND app_id IN ? AND created_at < toDateTime(?)
-GROUP BY public_id, charge_id, currency`
 
 // selectTimelineUsage is each customer's usage sales per currency and UTC day (days since the
 // epoch) in [from, to), gross, net and count: the trailing 30-day windows of usage MRR (METRICS 3.2)
@@ -92,7 +76,9 @@ HAVING sales > 0`
 
 // selectFirstPayments is each customer's first positive subscription payment per currency before
 // an instant: whether a customer who starts paying in a period had paid before in that currency
-// (reactivation) or not (new) (METRICS 3.14). A duplicate changes no minimum. Arguments: workspace,
+// (reactivation) or not (new) (METRICS 3.14), and the cohorts by first payment. Every sale counts,
+// of whatever charge (a test charge's, one without a row), so it is not read from the charge facts.
+// A duplicate changes no minimum. Arguments: workspace,
 // apps, the end of the last point.
 const selectFirstPayments = `SELECT ` + customerKeySQL + ` AS key, currency, min(toUInt32(created_at))
 FROM reporting_charge_payments
