@@ -122,8 +122,9 @@ FROM (
             toUInt32(arrayReduce('min', arrayFilter(t -> t >= first_activated, customer_uninstalls)))) AS uninstall_end,
         if(own_end = 0, uninstall_end, if(uninstall_end = 0, own_end, least(own_end, uninstall_end))) AS gone,
         if(annual, ?, ?) AS paid_from,
-        arrayFilter(t -> t >= paid_from AND t < ?, payments) AS paid_at,
-        arrayFilter((c, t) -> t >= paid_from AND t < ?, payment_currencies, payments) AS paid_currency
+        arrayStringConcat(arrayMap(t -> toString(t), arrayFilter(t -> t >= paid_from AND t < ?, payments)), ',') AS paid_at,
+        if(arrayAll(c -> c = currency, payment_currencies), emptyArrayString(),
+            arrayFilter((c, t) -> t >= paid_from AND t < ?, payment_currencies, payments)) AS paid_currency
     FROM reporting_charge_facts FINAL
     WHERE workspace_id = ? AND app_id IN ? AND retired >= ?
 )

@@ -286,8 +286,9 @@ func (s *Store) readSummaryCharges(ctx context.Context, sc Scope, d summaryDates
 	defer rows.Close()
 	derived = true
 	var (
-		paidAt  []uint32
-		paidCur []string
+		paidText string
+		paidAt   []uint32
+		paidCur  []string
 	)
 	for rows.Next() {
 		r, _ := out.next()
@@ -298,7 +299,7 @@ func (s *Store) readSummaryCharges(ctx context.Context, sc Scope, d summaryDates
 		)
 		c := &r.charge
 		if err := rows.Scan(&r.customer, &c.ID, &c.AmountCents, &c.Currency, &annual, &frozen, &trial, &accepted, &activated, &ended,
-			&states, &r.lastA, &r.lastB, &r.first, &r.unA, &r.unB, &r.gone, &paidAt, &paidCur); err != nil {
+			&states, &r.lastA, &r.lastB, &r.first, &r.unA, &r.unB, &r.gone, &paidText, &paidCur); err != nil {
 			return false, fmt.Errorf("read charges: %w", err)
 		}
 		c.Kind, c.TrialDays = "subscription", int(trial)
@@ -311,9 +312,13 @@ func (s *Store) readSummaryCharges(ctx context.Context, sc Scope, d summaryDates
 		c.AcceptedAt, c.ActivatedAt, c.EndedAt = unix(accepted), unix(activated), unix(ended)
 		r.derived = states == 1
 		derived = derived && r.derived
+		paidAt = parseInstants(paidText, paidAt[:0])
 		for i, at := range paidAt {
 			p, _ := paid.next()
-			p.customer, p.charge, p.currency, p.a = r.customer, c.ID, paidCur[i], at
+			p.customer, p.charge, p.currency, p.a = r.customer, c.ID, c.Currency, at
+			if len(paidCur) > 0 {
+				p.currency = paidCur[i]
+			}
 			if uint64(at) < endB {
 				p.b = at
 			}

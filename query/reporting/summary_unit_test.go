@@ -68,3 +68,12 @@ func TestTopTotals(t *testing.T) {
 		}
 	}
 }
+
+func TestParseInstants(t *testing.T) {
+	if got := parseInstants("", nil); len(got) != 0 {
+		t.Errorf("empty: %v", got)
+	}
+	if got := parseInstants("7,1700000000,4294967295", []uint32{1}); !slices.Equal(got, []uint32{1, 7, 1700000000, 4294967295}) {
+		t.Errorf("got %v", got)
+	}
+}

@@ -271,12 +271,12 @@ func (s *Store) readTimelineFacts(ctx context.Context, sc Scope, first Date, to,
 			annual, frozen, states     uint8
 			trial                      uint16
 			accepted, activated, ended uint32
-			at                         []uint32
+			paidText                   string
 			currencies                 []string
 		)
 		c := &r.charge
 		if err := rows.Scan(&r.customer, &c.ID, &c.AmountCents, &c.Currency, &annual, &frozen, &trial, &accepted, &activated, &ended,
-			&states, &r.keys, &r.uninstalls, &at, &currencies); err != nil {
+			&states, &r.keys, &r.uninstalls, &paidText, &currencies); err != nil {
 			return nil, nil, false, fmt.Errorf("read charges: %w", err)
 		}
 		c.Kind, c.TrialDays = "subscription", int(trial)
@@ -290,7 +290,11 @@ func (s *Store) readTimelineFacts(ctx context.Context, sc Scope, first Date, to,
 		r.derived = states == 1
 		derived = derived && r.derived
 		out = append(out, r)
-		paid = appendPayments(paid, r.customer, c.ID, at, currencies)
+		if at := parseInstants(paidText, nil); len(currencies) == 0 && len(at) > 0 {
+			paid = append(paid, tlPaymentRow{customer: r.customer, charge: c.ID, currency: c.Currency, at: at})
+		} else {
+			paid = appendPayments(paid, r.customer, c.ID, at, currencies)
+		}
 	}
 	return out, paid, derived, rows.Err()
 }

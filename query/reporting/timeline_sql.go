@@ -21,8 +21,9 @@ const selectTimelineFacts = `SELECT key, charge_id, amount_cents, currency, annu
 FROM (
     SELECT ` + customerKeySQL + ` AS key, charge_id, live, amount_cents, currency, annual, frozen, trial_days, accepted, activated, ended,
         states_derived, state_events, customer_uninstalls, if(annual, ?, ?) AS paid_from,
-        arrayFilter(t -> t >= paid_from AND t < ?, payments) AS paid_at,
-        arrayFilter((c, t) -> t >= paid_from AND t < ?, payment_currencies, payments) AS paid_currency
+        arrayStringConcat(arrayMap(t -> toString(t), arrayFilter(t -> t >= paid_from AND t < ?, payments)), ',') AS paid_at,
+        if(arrayAll(c -> c = currency, payment_currencies), emptyArrayString(),
+            arrayFilter((c, t) -> t >= paid_from AND t < ?, payment_currencies, payments)) AS paid_currency
     FROM reporting_charge_facts FINAL
     WHERE workspace_id = ? AND app_id IN ? AND retired >= ?
 )
