@@ -70,7 +70,15 @@ func Auto(ctx context.Context, conn Conn, log *slog.Logger) error {
 		if err != nil {
 			return err
 		}
-		kept, err := exists(ctx, conn, "SELECT 1 FROM "+s.Source+" WHERE "+s.Keep)
+		q := "SELECT 1 FROM " + s.Source
+		// Without a HAVING every row is kept (Keep is "1"), and the constant condition is left out:
+		// ClickHouse 18.16 fails `SELECT 1 FROM <Distributed> WHERE 1` over empty shards ("Cannot
+		// find column returning in source stream", the column it picked to read), which on a
+		// cluster stopped the settling after every fresh migration.
+		if s.Keep != "1" {
+			q += " WHERE " + s.Keep
+		}
+		kept, err := exists(ctx, conn, q)
 		if err != nil {
 			return err
 		}
