@@ -103,7 +103,7 @@ func (s *Store) loadTimelineWith(ctx context.Context, sc Scope, points []Date, u
 	g.Go(func() (err error) {
 		var derived bool
 		end := first.End()
-		charges, payments, derived, err = s.readTimelineFacts(gctx, sc, first, last.End(), end.AddDate(0, 0, -monthlyEvidenceDays),
+		charges, payments, derived, err = s.readTimelineFactParts(gctx, sc, first, last.End(), end.AddDate(0, 0, -monthlyEvidenceDays),
 			end.AddDate(0, 0, -annualEvidenceDays))
 		if err == nil && !derived {
 			fallback, err = s.readTimelineFallback(gctx, sc)
@@ -252,6 +252,35 @@ func sortUsage(u *tlUsage) {
 		days[i], gross[i], net[i], count[i] = u.days[j], u.gross[j], u.net[j], u.count[j]
 	}
 	u.days, u.gross, u.net, u.count = days, gross, net, count
+}
+
+// readTimelineFactParts is readTimelineFacts for two halves of the covered apps, concurrently, when
+// there are several: decoding the rows is most of the read's time (the driver decodes the state
+// arrays through reflection), and each half reads only its apps' key ranges, so ClickHouse does
+// the same work as for one read.
+func (s *Store) readTimelineFactParts(ctx context.Context, sc Scope, first Date, to, recentFrom, annualFrom time.Time) (
+	[]tlRawCharge, []tlPaymentRow, bool, error) {
+	if len(sc.AppIDs) < 2 {
+		return s.readTimelineFacts(ctx, sc, first, to, recentFrom, annualFrom)
+	}
+	half := len(sc.AppIDs) / 2
+	parts := []Scope{{sc.WorkspaceID, sc.AppIDs[:half]}, {sc.WorkspaceID, sc.AppIDs[half:]}}
+	var (
+		charges [2][]tlRawCharge
+		paid    [2][]tlPaymentRow
+		derived [2]bool
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	for i, part := range parts {
+		g.Go(func() (err error) {
+			charges[i], paid[i], derived[i], err = s.readTimelineFacts(gctx, part, first, to, recentFrom, annualFrom)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, false, err
+	}
+	return slices.Concat(charges[0], charges[1]), slices.Concat(paid[0], paid[1]), derived[0] && derived[1], nil
 }
 
 // readTimelineFacts reads the charges and their payments (selectTimelineFacts); derived is false
