@@ -244,7 +244,7 @@ func (m *Manager) Revoke(ctx context.Context, actor, workspaceID string) error {
 		if err := removeUserFile(m.ClickHouse.UsersDir, r.User); err != nil {
 			return err
 		}
-		if err := m.Conn.Exec(ctx, "DROP DATABASE IF EXISTS "+r.User); err != nil {
+		if err := m.dropDatabase(ctx, r.User); err != nil {
 			return fmt.Errorf("drop analyst database: %w", err)
 		}
 		r.Revoked = true

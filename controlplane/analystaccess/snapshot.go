@@ -31,6 +31,10 @@ type source struct {
 	tables []string          // the tables the views read
 	// workspaceScoped are the tables with a workspace_id column.
 	workspaceScoped map[string]bool
+	// On a cluster: the table whose engine each table's copy repeats (copyFrom), and the engines
+	// of the service's database (engineFull).
+	copyFrom   map[string]string
+	engineFull map[string]string
 }
 
 // refPattern finds database-qualified names in a stored CREATE statement (18.16 and current
@@ -41,19 +45,19 @@ func refPattern(db string) *regexp.Regexp {
 
 func (m *Manager) source(ctx context.Context) (source, error) {
 	src := m.ClickHouse.Database
-	rows, err := m.Conn.Query(ctx, "SELECT name, engine, create_table_query FROM system.tables WHERE database = ?", src)
+	rows, err := m.Conn.Query(ctx, "SELECT name, engine, engine_full, create_table_query FROM system.tables WHERE database = ?", src)
 	if err != nil {
 		return source{}, fmt.Errorf("list the analyst views: %w", err)
 	}
 	engines := map[string]string{}
-	s := source{views: map[string]string{}, workspaceScoped: map[string]bool{}}
+	s := source{views: map[string]string{}, workspaceScoped: map[string]bool{}, copyFrom: map[string]string{}, engineFull: map[string]string{}}
 	for rows.Next() {
-		var name, engine, create string
-		if err := rows.Scan(&name, &engine, &create); err != nil {
+		var name, engine, engineFull, create string
+		if err := rows.Scan(&name, &engine, &engineFull, &create); err != nil {
 			rows.Close()
 			return source{}, err
 		}
-		engines[name] = engine
+		engines[name], s.engineFull[name] = engine, engineFull
 		if engine == "View" && strings.HasPrefix(name, "analyst_") {
 			s.views[name] = create
 		}
@@ -77,6 +81,13 @@ func (m *Manager) source(ctx context.Context) (source, error) {
 				deps[v] = append(deps[v], ref)
 			case engines[ref] == "View" || engines[ref] == "":
 				return source{}, fmt.Errorf("view %s reads %s.%s, which is neither an analyst view nor a table", v, src, ref)
+			case m.ClickHouse.Cluster != "":
+				from, err := clusterCopySource(engines, ref)
+				if err != nil {
+					return source{}, fmt.Errorf("view %s: %w", v, err)
+				}
+				s.copyFrom[ref] = from
+				tables[ref] = true
 			default:
 				if !copyableEngine.MatchString(engines[ref]) {
 					return source{}, fmt.Errorf("view %s reads %s (engine %s), which a workspace copy cannot reproduce", v, ref, engines[ref])
@@ -177,7 +188,7 @@ func (m *Manager) refresh(ctx context.Context, ws, db string) (time.Time, error)
 	if err != nil {
 		return time.Time{}, err
 	}
-	if err := m.Conn.Exec(ctx, "CREATE DATABASE IF NOT EXISTS "+db); err != nil {
+	if err := m.Conn.Exec(ctx, "CREATE DATABASE IF NOT EXISTS "+db+m.on()); err != nil {
 		return time.Time{}, fmt.Errorf("create analyst database: %w", err)
 	}
 	existing, err := m.objects(ctx, db)
@@ -187,7 +198,7 @@ func (m *Manager) refresh(ctx context.Context, ws, db string) (time.Time, error)
 	// Leftovers of an interrupted refresh; nothing else builds here while the lock is held.
 	for name := range existing {
 		if strings.Contains(name, "__new_") || strings.Contains(name, "__old_") {
-			if err := m.Conn.Exec(ctx, "DROP TABLE IF EXISTS "+db+"."+name); err != nil {
+			if err := m.Conn.Exec(ctx, "DROP TABLE IF EXISTS "+db+"."+name+m.on()); err != nil {
 				return time.Time{}, err
 			}
 			delete(existing, name)
@@ -205,13 +216,13 @@ func (m *Manager) refresh(ctx context.Context, ws, db string) (time.Time, error)
 		if _, ok := s.views[name]; ok || slices.Contains(s.tables, name) || name == snapshotView {
 			continue
 		}
-		if err := m.Conn.Exec(ctx, "DROP TABLE IF EXISTS "+db+"."+name); err != nil {
+		if err := m.Conn.Exec(ctx, "DROP TABLE IF EXISTS "+db+"."+name+m.on()); err != nil {
 			return time.Time{}, err
 		}
 	}
 	snap := fmt.Sprintf("SELECT toDateTime(%d, 'UTC') AS refreshed_at", start.Unix())
 	if err := m.swapIn(ctx, db, snapshotView, existing[snapshotView] != "", func(name string) error {
-		return m.Conn.Exec(ctx, "CREATE VIEW "+db+"."+name+" AS "+snap)
+		return m.Conn.Exec(ctx, "CREATE VIEW "+db+"."+name+m.on()+" AS "+snap)
 	}); err != nil {
 		return time.Time{}, err
 	}
@@ -241,18 +252,18 @@ func (m *Manager) swapIn(ctx context.Context, db, name string, exists bool, buil
 	sfx := suffix()
 	tmp, old := name+"__new_"+sfx, name+"__old_"+sfx
 	if err := build(tmp); err != nil {
-		_ = m.Conn.Exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+db+"."+tmp)
+		_ = m.Conn.Exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+db+"."+tmp+m.on())
 		return err
 	}
 	rename := "RENAME TABLE " + db + "." + tmp + " TO " + db + "." + name
 	if exists {
 		rename = "RENAME TABLE " + db + "." + name + " TO " + db + "." + old + ", " + db + "." + tmp + " TO " + db + "." + name
 	}
-	if err := m.Conn.Exec(ctx, rename); err != nil {
+	if err := m.Conn.Exec(ctx, rename+m.on()); err != nil {
 		return fmt.Errorf("swap in %s.%s: %w", db, name, err)
 	}
 	if exists {
-		return m.Conn.Exec(ctx, "DROP TABLE IF EXISTS "+db+"."+old)
+		return m.Conn.Exec(ctx, "DROP TABLE IF EXISTS "+db+"."+old+m.on())
 	}
 	return nil
 }
@@ -266,11 +277,19 @@ func (m *Manager) copyTable(ctx context.Context, s source, ws, db, table string,
 		return err
 	}
 	src := m.ClickHouse.Database + "." + table
+	insertCtx, err := m.insertContext(ctx)
+	if err != nil {
+		return err
+	}
 	return m.swapIn(ctx, db, table, exists, func(tmp string) error {
-		if err := m.Conn.Exec(ctx, "CREATE TABLE "+db+"."+tmp+" AS "+src); err != nil {
+		create := func() error { return m.Conn.Exec(ctx, "CREATE TABLE "+db+"."+tmp+" AS "+src) }
+		if m.ClickHouse.Cluster != "" {
+			create = func() error { return m.createClusterCopy(ctx, s, db, tmp, table) }
+		}
+		if err := create(); err != nil {
 			return fmt.Errorf("copy %s: %w", table, err)
 		}
-		if err := m.Conn.Exec(ctx, "INSERT INTO "+db+"."+tmp+" SELECT * FROM "+src+" WHERE "+filter); err != nil {
+		if err := m.Conn.Exec(insertCtx, "INSERT INTO "+db+"."+tmp+" SELECT * FROM "+src+" WHERE "+filter); err != nil {
 			return fmt.Errorf("copy %s: %w", table, err)
 		}
 		return nil
@@ -292,11 +311,15 @@ func (m *Manager) createViews(ctx context.Context, s source, db string, existing
 			continue
 		}
 		if existing[v] != "" {
-			if err := m.Conn.Exec(ctx, "DROP TABLE IF EXISTS "+db+"."+v); err != nil {
+			if err := m.Conn.Exec(ctx, "DROP TABLE IF EXISTS "+db+"."+v+m.on()); err != nil {
 				return err
 			}
 		}
-		if err := m.Conn.Exec(ctx, create); err != nil {
+		stmt, err := m.onClusterView(create)
+		if err != nil {
+			return err
+		}
+		if err := m.Conn.Exec(ctx, stmt); err != nil {
 			return fmt.Errorf("create view %s.%s: %w", db, v, err)
 		}
 	}
