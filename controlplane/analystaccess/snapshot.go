@@ -15,9 +15,10 @@ import (
 // snapshotView in a workspace database tells its analysts when the copy was taken.
 const snapshotView = "analyst_snapshot"
 
-// copyableEngine: a copy is made with CREATE TABLE … AS, which repeats the engine. A replicated or
-// Distributed source (a clustered deployment) would give a table that shares the source's
-// replication path or reads every workspace's rows, so those are refused, not copied.
+// copyableEngine: on a single node a copy is made with CREATE TABLE … AS, which repeats the
+// engine. A replicated or Distributed source would give a table that shares the source's
+// replication path or reads every workspace's rows, so there those are refused; cluster mode copies
+// them its own way (cluster.go).
 var copyableEngine = regexp.MustCompile(`^(Replacing|Aggregating|Summing|Collapsing|VersionedCollapsing)?MergeTree$`)
 
 var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
