@@ -89,7 +89,7 @@ func backfillDayTable(ctx context.Context, conn Conn, d dayTable, opts Options, 
 			return res, fmt.Errorf("workspace %s: %w", ws, err)
 		}
 	}
-	fmt.Fprintf(out, "%s: recomputed the days of %d workspaces from %s\n", d.Table, res.Workspaces, d.Source)
+	fmt.Fprintf(out, "%s: recomputed for %d workspaces from %s\n", d.Table, res.Workspaces, d.Source)
 	if opts.DryRun || opts.WorkspaceID != "" {
 		return res, nil
 	}
