@@ -31,7 +31,31 @@ func (c rereadConn) QueryRow(ctx context.Context, query string, args ...any) dri
 	if brokenConn(ctx, row.Err()) {
 		row = c.Conn.QueryRow(ctx, query, args...)
 	}
-	return row
+	return rereadRow{Row: row, again: func() driver.Row { return c.Conn.QueryRow(ctx, query, args...) }, ctx: ctx}
+}
+
+// rereadRow: the driver streams a result after its first block, so a connection that dies under a
+// one-row read fails at Scan, not at QueryRow; the row is read once more then, as a whole.
+type rereadRow struct {
+	driver.Row
+	again func() driver.Row
+	ctx   context.Context
+}
+
+func (r rereadRow) Scan(dest ...any) error {
+	err := r.Row.Scan(dest...)
+	if brokenConn(r.ctx, err) {
+		err = r.again().Scan(dest...)
+	}
+	return err
+}
+
+func (r rereadRow) ScanStruct(dest any) error {
+	err := r.Row.ScanStruct(dest)
+	if brokenConn(r.ctx, err) {
+		err = r.again().ScanStruct(dest)
+	}
+	return err
 }
 
 func (c rereadConn) Select(ctx context.Context, dest any, query string, args ...any) error {
@@ -41,6 +65,10 @@ func (c rereadConn) Select(ctx context.Context, dest any, query string, args ...
 	}
 	return err
 }
+
+// BrokenConn says err is a connection that died under a request, which a caller whose work is
+// safe to repeat may retry once (the next request gets a fresh connection).
+func BrokenConn(ctx context.Context, err error) bool { return brokenConn(ctx, err) }
 
 // brokenConn: the error says the connection died under the read, and the caller has not given up.
 func brokenConn(ctx context.Context, err error) bool {

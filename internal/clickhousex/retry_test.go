@@ -16,6 +16,8 @@ type deadOnce struct {
 	driver.Conn
 	calls map[string]int
 	err   error
+	// scanFails: the error comes at Scan (the driver streams after the first block), not at QueryRow.
+	scanFails bool
 }
 
 func (d *deadOnce) fail(kind string) error {
@@ -30,15 +32,25 @@ func (d *deadOnce) Query(context.Context, string, ...any) (driver.Rows, error) {
 	return nil, d.fail("query")
 }
 
-func (d *deadOnce) QueryRow(context.Context, string, ...any) driver.Row { return row{d.fail("row")} }
+func (d *deadOnce) QueryRow(context.Context, string, ...any) driver.Row {
+	if d.scanFails {
+		return row{scanErr: d.fail("row")}
+	}
+	return row{err: d.fail("row")}
+}
 
 func (d *deadOnce) Select(context.Context, any, string, ...any) error { return d.fail("select") }
 
-type row struct{ err error }
+type row struct{ err, scanErr error }
 
-func (r row) Err() error           { return r.err }
-func (r row) Scan(...any) error    { return r.err }
-func (r row) ScanStruct(any) error { return r.err }
+func (r row) Err() error { return r.err }
+func (r row) Scan(...any) error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.scanErr
+}
+func (r row) ScanStruct(dest any) error { return r.Scan(dest) }
 
 // TestReadsRetryABrokenConnectionOnce: a read that fails because its connection died is sent once
 // more; any other error, a second failure, or a caller that gave up is returned as it is.
@@ -56,6 +68,11 @@ func TestReadsRetryABrokenConnectionOnce(t *testing.T) {
 	}
 	if d.calls["query"] != 2 || d.calls["row"] != 2 || d.calls["select"] != 2 {
 		t.Errorf("calls %v, want two of each", d.calls)
+	}
+
+	d = &deadOnce{calls: map[string]int{}, err: closed, scanFails: true}
+	if err := (rereadConn{d}).QueryRow(context.Background(), "SELECT 1").Scan(); err != nil || d.calls["row"] != 2 {
+		t.Errorf("a row whose connection died at Scan: %v after %d reads", err, d.calls["row"])
 	}
 
 	other := errors.New("code: 60, message: Table revtrack.x doesn't exist")

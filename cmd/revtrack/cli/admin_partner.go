@@ -11,6 +11,7 @@ import (
 
 	"github.com/revtrack/revtrack/controlplane"
 	"github.com/revtrack/revtrack/ingest/platformsync"
+	"github.com/revtrack/revtrack/internal/clickhousex"
 	"github.com/revtrack/revtrack/query/syncruns"
 	"github.com/revtrack/revtrack/schemas"
 )
@@ -129,6 +130,13 @@ func (a *app) syncCommands() *cobra.Command {
 			var errs []error
 			for _, id := range apps {
 				run, err := svc.RunApp(ctx, w.ID, id, platformsync.TriggerManual)
+				if clickhousex.BrokenConn(ctx, err) {
+					// A pooled ClickHouse connection that died under a request (a driver fault seen
+					// rarely, docs in internal/clickhousex/retry.go): a run resumes from its cursors,
+					// so running the app once more is safe, and the next request dials afresh.
+					a.log.Warn("sync failed on a broken ClickHouse connection; running the app once more", "app_id", id, "err", err)
+					run, err = svc.RunApp(ctx, w.ID, id, platformsync.TriggerManual)
+				}
 				if err != nil {
 					errs = append(errs, fmt.Errorf("app %s: %w", id, err))
 				}

@@ -64,8 +64,8 @@ if(number % 3 = 0, concat('gclid-', toString(number)), '') FROM numbers(300)`,
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, logs)
 	}
 	// Fifteen copies, acquisition_clicks and acquisition_touches with their one month each, the
-	// customer days and the observed usage days.
-	if a, b, c := count("reporting_events"), count("platform_events_by_customer"), count("copy_backfills FINAL"); a != 100 || b != 100 || c != 21 {
+	// customer days, the observed usage days and the charge facts.
+	if a, b, c := count("reporting_events"), count("platform_events_by_customer"), count("copy_backfills FINAL"); a != 100 || b != 100 || c != 22 {
 		t.Fatalf("copies hold %d and %d rows, want 100; %d records", a, b, c)
 	}
 	if n := count("(SELECT acquisition_id FROM acquisition_clicks GROUP BY acquisition_id HAVING argMinMerge(click_gclid) != '')"); n != 10 {
