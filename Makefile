@@ -179,7 +179,8 @@ cluster-stack-test: cluster-up ## Check the local cluster: a replicated insert, 
 # cluster against the single-node test stack (same data, same REST answers), the steady load with a
 # Kafka broker, a ClickHouse replica and a Redis primary stopped in turn, and the cost of cluster mode;
 # then the packages' own cluster tests (cluster DDL and sharding, subqueries local against GLOBAL, the
-# backfill, retention on the local tables, per-workspace analyst databases: deploy/README.md).
+# backfill, retention on the local tables, per-workspace analyst databases: deploy/README.md) and the
+# Redis paths on the Redis Cluster (tests/rediscluster).
 # Starts the cluster and the test stack when they are down; leaves them running.
 .PHONY: test-cluster
 test-cluster: cluster-up ## Tests on the local cluster: same answers as single node, node faults under load, cost
@@ -188,4 +189,4 @@ test-cluster: cluster-up ## Tests on the local cluster: same answers as single n
 	eval "$$($(CLUSTER_STACK) env --cluster)"; REVTRACK_CLUSTER_TESTS=1 REVTRACK_CLUSTER_BIN=$(CURDIR)/bin/cluster-test/revtrack \
 		$(GO) test -count=1 -v -timeout 20m ./tests/cluster/ 2>&1 | tee bin/cluster-test/report.txt; exit $${PIPESTATUS[0]}
 	eval "$$($(CLUSTER_STACK) env --cluster)"; REVTRACK_CLUSTER_TESTS=1 $(GO) test -count=1 -timeout 15m -run TestCluster \
-		./schemas/ ./schemas/reportingbackfill/ ./processors/ ./controlplane/analystaccess/
+		./schemas/ ./schemas/reportingbackfill/ ./processors/ ./controlplane/analystaccess/ ./tests/rediscluster/
