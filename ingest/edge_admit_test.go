@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"time"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -34,6 +35,18 @@ func (l *commandLog) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	}
 }
 
+// waitRefusalsRecorded waits until no refusal is being recorded in the background.
+func waitRefusalsRecorded(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(refusalSlots) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("refusal recordings still running after 5 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func (l *commandLog) record(f func()) []string {
 	l.mu.Lock()
 	l.on, l.cmds = true, nil
@@ -55,6 +68,7 @@ func TestServerEventOneRoundTrip(t *testing.T) {
 	cfg.ServerEventsPerMinute = 4
 	e := newEdge(t, cfg)
 	ctx := testenv.Ctx(t)
+	testenv.AwayFromMinuteEdge(t, 30*time.Second)
 	log := &commandLog{}
 	e.db.Redis.AddHook(log)
 	if err := edgeScript.Load(testenv.Ctx(t), e.db.Redis).Err(); err != nil { // else EVALSHA, then EVAL once
@@ -155,6 +169,7 @@ func TestCollectOneRoundTrip(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.BrowserRequestsPerMinute = 2
 	e := newEdge(t, cfg)
+	testenv.AwayFromMinuteEdge(t, 20*time.Second)
 	log := &commandLog{}
 	e.db.Redis.AddHook(log)
 	if err := edgeScript.Load(testenv.Ctx(t), e.db.Redis).Err(); err != nil { // else EVALSHA, then EVAL once
@@ -170,6 +185,7 @@ func TestCollectOneRoundTrip(t *testing.T) {
 			t.Fatalf("origin %d %q: %d %v %v", i, o, r.status, r.header, r.body)
 		}
 	}
+	waitRefusalsRecorded(t) // their recordings (off the request's path) are Redis commands too
 	var r reply
 	cmds := log.record(func() { r = e.do(t, "POST", "/v1/collect", allowed, collectBody(e.src.PublicKey, pageView("b-2"))) })
 	if r.status != 202 || len(cmds) != 1 || cmds[0] != "evalsha" {

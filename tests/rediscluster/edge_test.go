@@ -91,6 +91,7 @@ func TestClusterEdge(t *testing.T) {
 	cfg.ServerEventsPerMinute = 7
 	e := newEdge(t, cfg)
 	ctx := testenv.Ctx(t)
+	testenv.AwayFromMinuteEdge(t, 30*time.Second)
 	sk := e.tenant.PrivateKey
 	want := func(step string, status int, body map[string]any, code int, duplicate any) {
 		t.Helper()
