@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
@@ -110,6 +111,7 @@ type Store struct {
 	log   *slog.Logger
 	now   func() time.Time
 	cache *resultCache // nil: every response is computed (cache.go)
+	sizes sync.Map     // a reading and its scope → the rows its last answer had (sizeHint)
 }
 
 // Option configures a Store.
@@ -212,6 +214,38 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// sizeHint is how many rows the last reading named what gave for the scope, so that the next one
+// allocates its slices once; 0 the first time.
+func (s *Store) sizeHint(what string, sc Scope) int {
+	if v, ok := s.sizes.Load(what + "|" + sc.WorkspaceID + "|" + strings.Join(sc.AppIDs, ",")); ok {
+		n := v.(int)
+		return n + n/16
+	}
+	return 0
+}
+
+// keepSizeHint remembers n for sizeHint.
+func (s *Store) keepSizeHint(what string, sc Scope, n int) {
+	s.sizes.Store(what+"|"+sc.WorkspaceID+"|"+strings.Join(sc.AppIDs, ","), n)
+}
+
+// parseKeys appends to out the numbers of a comma-separated list (the charge facts' state event
+// keys, sent as text for the reason parseInstants gives).
+func parseKeys(s string, out []uint64) []uint64 {
+	var v uint64
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == ',' {
+			out, v = append(out, v), 0
+		} else {
+			v = v*10 + uint64(c-'0')
+		}
+	}
+	if len(s) > 0 {
+		out = append(out, v)
+	}
+	return out
 }
 
 // parseInstants appends to out the epoch seconds of a comma-separated list (the charge facts'

@@ -14,10 +14,13 @@ package reporting
 // (METRICS 1.3, 2.3), so they have no row. The charges retired before the first point's end (the
 // facts' retired day, in the sorting key) are left out before FINAL: on no point can one be in
 // effect or be evidence (sql.go, summaryCandidates). Rows with states_derived = 0 carry no arrays;
-// their events are read by selectTimelineFallback. Arguments: annual start, recent start, end of
+// their events are read by selectTimelineFallback. The arrays reach Go as text (comma-separated
+// numbers): the driver decodes arrays through reflection, at several times the cost of parsing the
+// text (BenchmarkStack's profile). Arguments: annual start, recent start, end of
 // the last point twice, workspace, apps, the first point's end (days since the epoch).
 const selectTimelineFacts = `SELECT key, charge_id, amount_cents, currency, annual, frozen, trial_days, accepted, activated, ended,
-    states_derived, state_events, customer_uninstalls, paid_at, paid_currency
+    states_derived, arrayStringConcat(arrayMap(k -> toString(k), state_events), ','),
+    arrayStringConcat(arrayMap(t -> toString(t), customer_uninstalls), ','), paid_at, paid_currency
 FROM (
     SELECT ` + customerKeySQL + ` AS key, charge_id, live, amount_cents, currency, annual, frozen, trial_days, accepted, activated, ended,
         states_derived, state_events, customer_uninstalls, if(annual, ?, ?) AS paid_from,

@@ -3,6 +3,7 @@ package reporting
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/revtrack/revtrack/query/reporting/reportingtest"
@@ -86,4 +87,22 @@ func unionKeys[A, B any](a map[string]A, b map[string]B) []string {
 		m[k] = true
 	}
 	return sortedKeys(m)
+}
+
+// TestAssembleTimelineUsageInTwoCurrencies: a customer's usage rows in two currencies, interleaved
+// as ClickHouse may send them, all land in their currency (a pointer to the first currency's entry
+// once went stale when the second one moved the slice).
+func TestAssembleTimelineUsageInTwoCurrencies(t *testing.T) {
+	var k customerHash
+	k[0] = 1
+	rows := []tlUsageRow{{customer: k, currency: "USD", day: 1, gross: 100, net: 80, count: 1}, {customer: k, currency: "EUR", day: 1, gross: 50, net: 40, count: 1},
+		{customer: k, currency: "USD", day: 2, gross: 200, net: 160, count: 2}, {customer: k, currency: "EUR", day: 3, gross: 70, net: 60, count: 1}}
+	f := assembleTimeline(nil, nil, nil, rows)
+	got := map[string][]int64{}
+	for _, u := range f.get(k).usage {
+		got[u.currency] = u.gross
+	}
+	if len(got) != 2 || !slices.Equal(got["USD"], []int64{100, 200}) || !slices.Equal(got["EUR"], []int64{50, 70}) {
+		t.Fatalf("usage per currency %v, want USD [100 200] and EUR [50 70]", got)
+	}
 }
