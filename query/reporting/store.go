@@ -232,32 +232,23 @@ func (s *Store) keepSizeHint(what string, sc Scope, n int) {
 }
 
 // parseKeys appends to out the numbers of a comma-separated list (the charge facts' state event
-// keys, sent as text for the reason parseInstants gives).
-func parseKeys(s string, out []uint64) []uint64 {
-	var v uint64
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == ',' {
-			out, v = append(out, v), 0
-		} else {
-			v = v*10 + uint64(c-'0')
-		}
-	}
-	if len(s) > 0 {
-		out = append(out, v)
-	}
-	return out
-}
+// keys, sent as text for the reason parseNumbers gives).
+func parseKeys(s string, out []uint64) []uint64 { return parseNumbers(s, out) }
 
 // parseInstants appends to out the epoch seconds of a comma-separated list (the charge facts'
-// payments, sent as text: the driver decodes an array element by element through reflection, which
-// cost more than ClickHouse's whole read for a year of payments).
-func parseInstants(s string, out []uint32) []uint32 {
-	var v uint32
+// payments and uninstalls, sent as text for the reason parseNumbers gives).
+func parseInstants(s string, out []uint32) []uint32 { return parseNumbers(s, out) }
+
+// parseNumbers appends to out the numbers of a comma-separated list of decimals. Arrays are sent
+// as text because the driver decodes an array element by element through reflection, which cost
+// more than ClickHouse's whole read for a year of payments.
+func parseNumbers[T uint32 | uint64](s string, out []T) []T {
+	var v T
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c == ',' {
 			out, v = append(out, v), 0
 		} else {
-			v = v*10 + uint32(c-'0')
+			v = v*10 + T(c-'0')
 		}
 	}
 	if len(s) > 0 {
