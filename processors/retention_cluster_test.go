@@ -2,73 +2,27 @@ package processors
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"io"
-	"log/slog"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
-	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/revtrack/revtrack/internal/clickhousex"
-	"github.com/revtrack/revtrack/schemas"
+	"github.com/revtrack/revtrack/internal/testenv"
+	"github.com/revtrack/revtrack/internal/testenv/clustertest"
 )
-
-type noRetentionLock struct{}
-
-func (noRetentionLock) Lock(context.Context, string, time.Duration) (func(context.Context) error, error) {
-	return func(context.Context) error { return nil }, nil
-}
 
 // TestClusterRetentionDropsLocalPartitions migrates a database on the local cluster (REVTRACK_CLUSTER_TESTS=1,
 // `deploy/local/stack up --cluster`), writes old and recent browser events and upload rows through
 // the Distributed tables, and applies retention: the old month is gone from every node's local
 // tables, the recent one stays, and the old upload rows are scrubbed on every shard.
 func TestClusterRetentionDropsLocalPartitions(t *testing.T) {
-	if os.Getenv("REVTRACK_CLUSTER_TESTS") != "1" {
-		t.Skip("cluster tests run with REVTRACK_CLUSTER_TESTS=1 against deploy/local/stack up --cluster")
-	}
 	ctx := context.Background()
-	cfg := clickhousex.DefaultConfig()
-	cfg.Addr, cfg.Username, cfg.Password = os.Getenv("REVTRACK_CLICKHOUSE_ADDR"), os.Getenv("REVTRACK_CLICKHOUSE_USERNAME"), os.Getenv("REVTRACK_CLICKHOUSE_PASSWORD")
-	cfg.ReadTimeout = 3 * time.Minute
-	cluster := os.Getenv("REVTRACK_CLICKHOUSE_CLUSTER")
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	cfg.Database = "cluster_retention_" + hex.EncodeToString(b)
-	srv, err := clickhousex.OpenServer(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = srv.Exec(context.Background(), "DROP DATABASE IF EXISTS "+cfg.Database+" ON CLUSTER "+cluster)
-		_ = srv.Close()
-	})
-	var db driver.Conn
-	t.Cleanup(func() {
-		if db != nil {
-			_ = db.Close()
-		}
-	})
-	m := &schemas.Migrator{Server: srv, Database: cfg.Database, Cluster: cluster, Locker: noRetentionLock{},
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		DB: func(ctx context.Context) (driver.Conn, error) {
-			var err error
-			db, err = clickhousex.Open(ctx, cfg)
-			return db, err
-		},
-		Node: func(ctx context.Context, addr string) (driver.Conn, error) {
-			c := cfg
-			c.Addr = addr
-			return clickhousex.Open(ctx, c)
-		}}
-	if _, err := m.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	cfg := testenv.ClusterClickHouse(t, "cluster_retention_")
+	cluster := cfg.Cluster
+	clustertest.Migrate(t, ctx, cfg)
 	conn, err := clickhouse.Open(&clickhouse.Options{Addr: []string{cfg.Addr}, Protocol: clickhouse.Native, ReadTimeout: cfg.ReadTimeout,
 		Auth:     clickhouse.Auth{Database: cfg.Database, Username: cfg.Username, Password: cfg.Password},
 		Settings: clickhouse.Settings{"insert_distributed_sync": 1}})

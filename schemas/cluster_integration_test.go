@@ -2,8 +2,6 @@ package schemas
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,6 +15,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/revtrack/revtrack/internal/clickhousex"
+	"github.com/revtrack/revtrack/internal/testenv"
 )
 
 // The cluster tests run against the local stack's cluster shape (deploy/local/stack up --cluster:
@@ -30,27 +29,6 @@ type clusterEnv struct {
 	addrs []string               // every node, the first one first
 }
 
-// clusterConfig is the local cluster's configuration with a database of the test's own.
-func clusterConfig(t *testing.T) clickhousex.Config {
-	t.Helper()
-	if os.Getenv("REVTRACK_CLUSTER_TESTS") != "1" {
-		t.Skip("cluster tests run with REVTRACK_CLUSTER_TESTS=1 against deploy/local/stack up --cluster")
-	}
-	cfg := clickhousex.DefaultConfig()
-	cfg.Addr = os.Getenv("REVTRACK_CLICKHOUSE_ADDR")
-	cfg.Cluster = os.Getenv("REVTRACK_CLICKHOUSE_CLUSTER")
-	cfg.Username = os.Getenv("REVTRACK_CLICKHOUSE_USERNAME")
-	cfg.Password = os.Getenv("REVTRACK_CLICKHOUSE_PASSWORD")
-	cfg.ReadTimeout = 3 * time.Minute
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	cfg.Database = "cluster_test_" + hex.EncodeToString(b)
-	if cfg.Cluster == "" {
-		t.Fatal("REVTRACK_CLICKHOUSE_CLUSTER is empty: run `eval \"$(deploy/local/stack env --cluster)\"`")
-	}
-	return cfg
-}
-
 // The tests of the package share one migrated database (a migration on the cluster takes half a
 // minute); each writes rows of its own sources and workspaces. TestMain drops it at the end.
 var shared struct {
@@ -62,7 +40,7 @@ var shared struct {
 
 func newClusterEnv(t *testing.T) *clusterEnv {
 	t.Helper()
-	cfg := clusterConfig(t)
+	cfg := testenv.ClusterClickHouse(t, "cluster_test_")
 	shared.once.Do(func() {
 		start := time.Now()
 		shared.env, shared.err = setUpCluster(cfg)

@@ -8,6 +8,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/revtrack/revtrack/internal/clickhousex"
+	"github.com/revtrack/revtrack/internal/testenv"
 )
 
 // TestClusterSubqueriesFollowTheirUnits shows on data why deploy/README.md asks for
@@ -63,7 +64,7 @@ SETTINGS distributed_product_mode = '`+mode+`'`)
 // TestClusterProfileIsChecked: a connection in cluster mode is refused unless the user's profile
 // sets what deploy/README.md asks for, and the refusal says which setting is missing.
 func TestClusterProfileIsChecked(t *testing.T) {
-	cfg := clusterConfig(t)
+	cfg := testenv.ClusterClickHouse(t, "cluster_test_")
 	cfg.Database = "default"
 	plain := cfg
 	plain.Cluster = ""

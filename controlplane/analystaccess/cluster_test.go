@@ -2,8 +2,6 @@ package analystaccess_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,64 +17,29 @@ import (
 	"github.com/revtrack/revtrack/controlplane/analystaccess"
 	"github.com/revtrack/revtrack/internal/clickhousex"
 	"github.com/revtrack/revtrack/internal/testenv"
-	"github.com/revtrack/revtrack/schemas"
+	"github.com/revtrack/revtrack/internal/testenv/clustertest"
 )
-
-type noLock struct{}
-
-func (noLock) Lock(context.Context, string, time.Duration) (func(context.Context) error, error) {
-	return func(context.Context) error { return nil }, nil
-}
 
 // clusterSetup migrates a database of the test's own on the local cluster (deploy/local/stack up
 // --cluster, REVTRACK_CLUSTER_TESTS=1 with `env --cluster` exported) and fills it as setup does.
 // It returns the environment and every node's address, the configured one first.
 func clusterSetup(t *testing.T) (env, []string) {
 	t.Helper()
-	if os.Getenv("REVTRACK_CLUSTER_TESTS") != "1" {
-		t.Skip("cluster tests run with REVTRACK_CLUSTER_TESTS=1 against deploy/local/stack up --cluster")
-	}
-	cfg := clickhousex.DefaultConfig()
-	cfg.Addr, cfg.Cluster = os.Getenv("REVTRACK_CLICKHOUSE_ADDR"), os.Getenv("REVTRACK_CLICKHOUSE_CLUSTER")
-	cfg.Username, cfg.Password = os.Getenv("REVTRACK_CLICKHOUSE_USERNAME"), os.Getenv("REVTRACK_CLICKHOUSE_PASSWORD")
-	cfg.UsersDir = os.Getenv("REVTRACK_CLICKHOUSE_USERS_DIR")
-	cfg.ReadTimeout = 3 * time.Minute
+	cfg := testenv.ClusterClickHouse(t, "analyst_cluster_test_")
 	nodes := append([]string{cfg.Addr}, strings.Split(os.Getenv("STACK_CLICKHOUSE_NODES"), ",")...)
-	if cfg.Cluster == "" || cfg.UsersDir == "" || len(nodes) != 4 {
+	if cfg.UsersDir == "" || len(nodes) != 4 {
 		t.Fatal("export `deploy/local/stack env --cluster` (cluster, users.d and the other three nodes)")
 	}
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	cfg.Database = "analyst_cluster_test_" + hex.EncodeToString(b[:])
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	srv, err := clickhousex.OpenServer(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	clustertest.Migrate(t, ctx, cfg)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	mig := &schemas.Migrator{Server: srv, Database: cfg.Database, Cluster: cfg.Cluster, Locker: noLock{}, Log: log,
-		DB: func(ctx context.Context) (driver.Conn, error) { return clickhousex.Open(ctx, cfg) },
-		Node: func(ctx context.Context, addr string) (driver.Conn, error) {
-			c := cfg
-			c.Addr = addr
-			return clickhousex.Open(ctx, c)
-		}}
-	t.Cleanup(func() {
-		_ = srv.Exec(context.Background(), "DROP DATABASE IF EXISTS "+cfg.Database+" ON CLUSTER "+cfg.Cluster)
-	})
-	start := time.Now()
-	if _, err := mig.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("migrated the cluster in %s", time.Since(start).Round(time.Millisecond))
 	conn, err := clickhousex.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
-	m := &analystaccess.Manager{Conn: conn, ClickHouse: cfg, Locker: noLock{}, Log: log}
+	m := &analystaccess.Manager{Conn: conn, ClickHouse: cfg, Locker: clustertest.NoLock{}, Log: log}
 	for _, ws := range []struct{ id, app string }{{wsA, appA}, {wsB, appB}} {
 		fill(t, conn, cfg.Database, ws.id, ws.app)
 	}
@@ -84,7 +47,7 @@ func clusterSetup(t *testing.T) (env, []string) {
 		for _, ws := range []string{wsA, wsB} {
 			_ = m.Revoke(context.Background(), "test", ws)
 			// A grant that failed half-way left a database and no record for Revoke to find.
-			_ = srv.Exec(context.Background(), "DROP DATABASE IF EXISTS "+analystaccess.UserName(cfg.Database, ws)+" ON CLUSTER "+cfg.Cluster)
+			_ = conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+analystaccess.UserName(cfg.Database, ws)+" ON CLUSTER "+cfg.Cluster)
 			_ = os.Remove(filepath.Join(cfg.UsersDir, analystaccess.UserName(cfg.Database, ws)+".xml"))
 		}
 	})

@@ -2,12 +2,7 @@ package reportingbackfill
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"io"
-	"log/slog"
-	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -17,14 +12,10 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/revtrack/revtrack/internal/clickhousex"
+	"github.com/revtrack/revtrack/internal/testenv"
+	"github.com/revtrack/revtrack/internal/testenv/clustertest"
 	"github.com/revtrack/revtrack/schemas"
 )
-
-type noLock struct{}
-
-func (noLock) Lock(context.Context, string, time.Duration) (func(context.Context) error, error) {
-	return func(context.Context) error { return nil }, nil
-}
 
 // TestClusterBackfillPlacesRowsOnTheirSourceShard runs a copy's backfill on the local cluster
 // (REVTRACK_CLUSTER_TESTS=1, `deploy/local/stack up --cluster`): transactions land, their copy is
@@ -32,25 +23,10 @@ func (noLock) Lock(context.Context, string, time.Duration) (func(context.Context
 // Distributed tables puts every row back, each on the shard of its source row, where the view
 // would have written it.
 func TestClusterBackfillPlacesRowsOnTheirSourceShard(t *testing.T) {
-	if os.Getenv("REVTRACK_CLUSTER_TESTS") != "1" {
-		t.Skip("cluster tests run with REVTRACK_CLUSTER_TESTS=1 against deploy/local/stack up --cluster")
-	}
 	ctx := context.Background()
-	cfg := clickhousex.DefaultConfig()
-	cfg.Addr, cfg.Username, cfg.Password = os.Getenv("REVTRACK_CLICKHOUSE_ADDR"), os.Getenv("REVTRACK_CLICKHOUSE_USERNAME"), os.Getenv("REVTRACK_CLICKHOUSE_PASSWORD")
-	cfg.ReadTimeout = 3 * time.Minute
-	cluster := os.Getenv("REVTRACK_CLICKHOUSE_CLUSTER")
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	cfg.Database = "cluster_backfill_" + hex.EncodeToString(b)
-	srv, err := clickhousex.OpenServer(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = srv.Exec(context.Background(), "DROP DATABASE IF EXISTS "+cfg.Database+" ON CLUSTER "+cluster)
-		_ = srv.Close()
-	})
+	cfg := testenv.ClusterClickHouse(t, "cluster_backfill_")
+	cluster := cfg.Cluster
+	clustertest.Migrate(t, ctx, cfg)
 	open := func(ctx context.Context, addr string) (driver.Conn, error) {
 		c := cfg
 		c.Addr = addr
@@ -59,17 +35,6 @@ func TestClusterBackfillPlacesRowsOnTheirSourceShard(t *testing.T) {
 			t.Cleanup(func() { _ = conn.Close() })
 		}
 		return conn, err
-	}
-	m := &schemas.Migrator{Server: srv, Database: cfg.Database, Cluster: cluster, Locker: noLock{},
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		DB:  func(ctx context.Context) (driver.Conn, error) { return open(ctx, cfg.Addr) },
-		Node: func(ctx context.Context, addr string) (driver.Conn, error) {
-			c := cfg
-			c.Addr = addr
-			return clickhousex.Open(ctx, c) // the migrator closes it
-		}}
-	if _, err := m.Run(ctx); err != nil {
-		t.Fatal(err)
 	}
 	conn, err := clickhouse.Open(&clickhouse.Options{Addr: []string{cfg.Addr}, Protocol: clickhouse.Native, ReadTimeout: cfg.ReadTimeout,
 		Auth:     clickhouse.Auth{Database: cfg.Database, Username: cfg.Username, Password: cfg.Password},
