@@ -22,6 +22,19 @@ render() {
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
+# reserve_ports <port...>: asks the kernel not to give these ports to outgoing connections as their
+# local port (net.ipv4.ip_local_reserved_ports), where that file may be written (root; a read-only
+# /proc/sys is left alone). The bench, fault and cluster stacks listen above 32767, inside Linux's
+# ephemeral range: a broker the cluster tests stopped could not bind its port again (EADDRINUSE)
+# because a client connection had taken it as its local port meanwhile. Adds to what is reserved.
+reserve_ports() {
+	local f=/proc/sys/net/ipv4/ip_local_reserved_ports cur list
+	[[ -w $f && $# -gt 0 ]] || return 0
+	cur=$(<"$f") || return 0
+	list=$(IFS=,; echo "$*")
+	printf '%s\n' "${cur:+$cur,}$list" 2>/dev/null >"$f" || true
+}
+
 # ---- pid files --------------------------------------------------------------------------------
 # <svc>.pid holds the pid; <svc>.stime the kernel start time of that pid, so that a recycled pid
 # (after a reboot or a crash long ago) is never mistaken for, or killed as, one of ours.
