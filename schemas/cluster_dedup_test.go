@@ -124,6 +124,16 @@ FROM system.numbers LIMIT %d`, customers, synced, sales)
 		{"browser_events_local", "event_id", "acquisitions_local", "acquisition_id", " WHERE source_id = 'src-1'"},
 		{"platform_transactions_local", "transaction_id", "reporting_transactions_local", "transaction_id", " WHERE workspace_id = 'ws-1'"},
 	} {
+		// A Distributed insert writes one replica of each shard, not always the first: wait until
+		// both inserts have replicated to the replicas read below.
+		total := map[string]uint64{"browser_events_local": 2 * events, "platform_transactions_local": 2 * sales}[c.table]
+		eventually(t, c.table+" on the first replicas", func() bool {
+			var n uint64
+			for _, conn := range first {
+				n += e.count(t, conn, "SELECT count() FROM "+c.table+c.where)
+			}
+			return n == total
+		})
 		where := map[string]string{} // key: shard
 		seen := 0
 		for shard, conn := range first {
@@ -147,15 +157,19 @@ FROM system.numbers LIMIT %d`, customers, synced, sales)
 		}
 		// Each view row is on the shard of its source rows.
 		srcKey := map[string]string{"acquisition_id": "acquisition_id", "transaction_id": "transaction_id"}[c.viewKey]
-		for shard, conn := range first {
-			local := e.column(t, conn, "SELECT DISTINCT "+c.viewKey+" FROM "+c.view+c.where)
-			source := e.column(t, conn, "SELECT DISTINCT "+srcKey+" FROM "+c.table+c.where)
-			sort.Strings(local)
-			sort.Strings(source)
-			if fmt.Sprint(local) != fmt.Sprint(source) {
-				t.Errorf("shard %s: %s holds %d keys, its source %d", shard, c.view, len(local), len(source))
+		// The view's rows replicate apart from their source's, so this is waited for too.
+		eventually(t, c.view+" holding, on each shard, the keys of its source rows there", func() bool {
+			for _, conn := range first {
+				local := e.column(t, conn, "SELECT DISTINCT "+c.viewKey+" FROM "+c.view+c.where)
+				source := e.column(t, conn, "SELECT DISTINCT "+srcKey+" FROM "+c.table+c.where)
+				sort.Strings(local)
+				sort.Strings(source)
+				if fmt.Sprint(local) != fmt.Sprint(source) {
+					return false
+				}
 			}
-		}
+			return true
+		})
 	}
 
 	// Each node ends up with its shard's rows.
