@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/revtrack/revtrack/internal/kafkax"
@@ -160,9 +162,21 @@ func checkReplicas(ctx context.Context, t *testing.T, adm *kadm.Client, names []
 			}
 		}
 	}
-	configs, err := adm.DescribeTopicConfigs(ctx, names...)
-	if err != nil {
-		t.Fatal(err)
+	// A topic just created may not be known yet to the broker that answers (its metadata reaches
+	// every broker a moment later): asked again until it is, for up to 30 s.
+	var configs kadm.ResourceConfigs
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		var err error
+		if configs, err = adm.DescribeTopicConfigs(ctx, names...); err != nil {
+			t.Fatal(err)
+		}
+		unknown := false
+		for _, rc := range configs {
+			unknown = unknown || errors.Is(rc.Err, kerr.UnknownTopicOrPartition)
+		}
+		if !unknown || time.Now().After(deadline) {
+			break
+		}
 	}
 	for _, rc := range configs {
 		if rc.Err != nil {
