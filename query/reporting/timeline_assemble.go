@@ -110,24 +110,7 @@ func assembleTimeline(chargeParts [][]tlRawCharge, fallback []tlFallbackRow, pay
 		at := sortedTimes(paidTimes[n:len(paidTimes):len(paidTimes)])
 		c.payments = append(c.payments, tlPayments{charge: r.charge, currency: r.currency, at: at})
 	}
-	// By position, not pointer: a customer's second currency may move its usage slice.
-	usageOf := map[ref]int{}
-	for _, r := range usage {
-		c := f.get(r.customer)
-		i, ok := usageOf[ref{r.customer, r.currency}]
-		if !ok {
-			c.usage, i = append(c.usage, tlUsage{currency: r.currency}), len(c.usage)
-			usageOf[ref{r.customer, r.currency}] = i
-		}
-		u := &c.usage[i]
-		u.days, u.gross = append(u.days, int32(r.day)), append(u.gross, r.gross)
-		u.net, u.count = append(u.net, r.net), append(u.count, int64(r.count))
-	}
-	for _, c := range f.customers {
-		for i := range c.usage {
-			sortUsage(&c.usage[i])
-		}
-	}
+	setUsage(f, usage)
 	return f
 }
 
