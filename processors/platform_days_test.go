@@ -18,7 +18,8 @@ func daysSale(ws, id, shop, typ, currency string, at time.Time, gross, net int64
 
 // The customer days follow what lands: every day of every customer a batch names is recomputed
 // from the de-duplicated transactions, so a re-synced sale (same ID, later synced_at) replaces its
-// day's row rather than adding to it, and a new sale on a day already written adds once.
+// day's row rather than adding to it, and a new sale on a day already written adds once. The usage
+// days (migration 0028) follow them.
 func TestCustomerDaysFollowLanding(t *testing.T) {
 	e := setup(t)
 	startPlatformLanding(t, e)
@@ -50,7 +51,11 @@ func TestCustomerDaysFollowLanding(t *testing.T) {
 			if err := e.ch.QueryRow(ctx, schemas.CustomerDaysMismatches, ws, ws).Scan(&n); err != nil {
 				t.Fatal(err)
 			}
-			return landed == want && n == 0
+			var usage uint64 // the usage days (migration 0028) follow the customer days
+			if err := e.ch.QueryRow(ctx, schemas.UsageDaysMismatches, ws, ws).Scan(&usage); err != nil {
+				t.Fatal(err)
+			}
+			return landed == want && n == 0 && usage == 0
 		})
 	}
 	agree("the first batch's days", uint64(len(first)))
@@ -67,13 +72,17 @@ WHERE workspace_id = ? AND public_id = ? AND currency = 'USD' AND day = ?`, ws, 
 		t.Fatalf("alpha's first day: %d usage sales, %d gross; want 2 and 200", s, g)
 	}
 
-	// The whole first batch again, synced later, with one new sale on alpha's first day.
+	// The whole first batch again, synced later, with one new sale on alpha's first day and a first
+	// usage sale on its second.
 	var again []schemas.PlatformRecord
 	for _, r := range first {
 		r.SyncedAt = synced.Add(time.Hour)
 		again = append(again, r)
 	}
-	again = append(again, daysSale(ws, "gid://partners/AppUsageSale/new", shopAlpha, "usage", "USD", day(0, 12), 40, 30, synced.Add(time.Hour)))
+	again = append(again, daysSale(ws, "gid://partners/AppUsageSale/new", shopAlpha, "usage", "USD", day(0, 12), 40, 30, synced.Add(time.Hour)),
+		// A day that held only a subscription sale gains a usage sale: its new version enters the
+		// usage days (migration 0028), which held no row of it.
+		daysSale(ws, "gid://partners/AppUsageSale/second-day", shopAlpha, "usage", "USD", day(1, 5), 60, 50, synced.Add(time.Hour)))
 	e.produceRecords(t, again)
 	eventually(t, "the new sale counted once", func() bool { s, g := usage(); return s == 3 && g == 240 })
 	agree("the re-synced days", uint64(len(again)))

@@ -103,7 +103,7 @@ var clusterPlacements = map[string]ClusterPlacement{
 	// Upload queue (0004, 0013): every version of a row on one shard.
 	"upload_queue": byUploadRow,
 
-	// Platform data (0003) and what is derived per customer from it (0011, 0012, 0014, 0020, 0024, 0026, 0027).
+	// Platform data (0003) and what is derived per customer from it (0011, 0012, 0014, 0020, 0024, 0026, 0027, 0028).
 	"platform_customers":                      byCustomerIDs,
 	"platform_charges":                        byCustomerIDs,
 	"platform_lifecycle_events":               byCustomerIDs,
@@ -128,6 +128,7 @@ var clusterPlacements = map[string]ClusterPlacement{
 	"reporting_customer_days":                 byPublicID,
 	"reporting_observed_days":                 byPublicID,
 	"reporting_charge_facts":                  byPublicID,
+	"reporting_usage_days":                    byPublicID,
 
 	// Analyst MRR (0022): the job deletes older generations with ALTER … DELETE.
 	"customer_mrr_generations": everywhere,

@@ -73,7 +73,30 @@ var CustomerDaysStatements = map[string]string{
 	"customerDaysOf":  customerDaysHead + customerDaysOf + customerDaysTail,
 	"allCustomerDays": customerDaysHead + customerDaysTail,
 	"mismatches":      CustomerDaysMismatches,
+	"usageMismatches": UsageDaysMismatches,
 }
+
+// UsageDaysTable is the customer days that hold a usage sale, copied by a materialized view
+// (migration 0028), exact under FINAL because a customer day's usage sales never decrease from one
+// version to the next.
+const UsageDaysTable = "reporting_usage_days"
+
+// UsageDaysMismatches counts the rows in which a workspace's usage days differ from its customer
+// days with a usage sale, both FINAL: 0 when they agree. Arguments: workspace, workspace.
+const UsageDaysMismatches = `SELECT count() FROM (
+    SELECT workspace_id, app_id, day, public_id, currency, usage_sales, usage_gross_cents, usage_net_cents, count() AS n
+    FROM (
+        SELECT workspace_id, app_id, day, public_id, currency, usage_sales, usage_gross_cents, usage_net_cents
+        FROM reporting_usage_days FINAL
+        WHERE workspace_id = ?
+        UNION ALL
+        SELECT workspace_id, app_id, day, public_id, currency, usage_sales, usage_gross_cents, usage_net_cents
+        FROM reporting_customer_days FINAL
+        WHERE workspace_id = ? AND usage_sales > 0
+    )
+    GROUP BY workspace_id, app_id, day, public_id, currency, usage_sales, usage_gross_cents, usage_net_cents
+    HAVING n != 2
+)`
 
 // CustomerDaysMismatches counts the rows in which a workspace's customer days differ from the days
 // recomputed from platform_transactions, the landed table itself (FINAL): 0 when they agree. The

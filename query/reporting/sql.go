@@ -180,18 +180,18 @@ GROUP BY public_id, charge`
 
 // selectUsageFacts is each customer's usage per currency: gross over the trailing 30 days ending on
 // A (usage MRR, concentration) and gross, net and count over the range (billed usage), from the
-// customer days (migration 0024: usage sales already de-duplicated when they landed), FINAL only
-// over the day rows' versions. Both windows are whole UTC days (days since the epoch: A − 29 and
-// the range's first day, up to A), so the days give exactly the sums of the sales' instants. A
-// customer is read when it has a usage sale in either window (HAVING), as the sales themselves
-// would give. Arguments: the trailing window's first day, the range's first day three times,
+// usage days (migrations 0024 and 0028: usage sales already de-duplicated when they landed, and only
+// the customer days that hold one), FINAL only over the day rows' versions. Both windows are whole
+// UTC days (days since the epoch: A − 29 and the range's first day, up to A), so the days give
+// exactly the sums of the sales' instants. A customer is read when it has a usage sale in either
+// window (HAVING), as the sales themselves would give. Arguments: the trailing window's first day, the range's first day three times,
 // workspace, apps, the earlier of the two first days, end(A)'s day.
 const selectUsageFacts = `SELECT ` + customerKeySQL + ` AS key, currency,
     sumIf(usage_gross_cents, day >= ?) AS trailing_gross,
     sumIf(usage_gross_cents, day >= ?) AS range_gross,
     sumIf(usage_net_cents, day >= ?) AS range_net,
     sumIf(usage_sales, day >= ?) AS range_count
-FROM reporting_customer_days FINAL
+FROM reporting_usage_days FINAL
 WHERE workspace_id = ? AND app_id IN ? AND day >= ? AND day < ?
 GROUP BY public_id, currency
 HAVING sum(usage_sales) > 0`
@@ -205,7 +205,7 @@ const (
     sumIf(usage_gross_cents, day >= ?) AS range_gross,
     sumIf(usage_net_cents, day >= ?) AS range_net,
     sumIf(usage_sales, day >= ?) AS range_count
-FROM reporting_customer_days FINAL
+FROM reporting_usage_days FINAL
 WHERE workspace_id = ? AND app_id IN ? AND day >= ? AND day < ?`
 	usageTotalsTail = byCurrencyTail + `
 HAVING sum(usage_sales) > 0`

@@ -139,7 +139,7 @@ var allNeeds = summaryNeeds{observedSums: true, usageByCustomer: true}
 // exclusion changes.
 var (
 	billingTables = []string{"reporting_charges", "reporting_charge_facts", "reporting_events", "reporting_charge_payments", "reporting_customer_days",
-		"reporting_observed_days", "customer_exclusions", "reporting_customers"}
+		"reporting_usage_days", "reporting_observed_days", "customer_exclusions", "reporting_customers"}
 	activityTables = []string{"usage_events", "customer_exclusions", "reporting_customers"}
 	syncTables     = []string{"sync_cursors", "sync_runs"}
 )

@@ -56,11 +56,13 @@ GROUP BY public_id, charge`
 // epoch) in [from, to), gross, net and count: the trailing 30-day windows of usage MRR (METRICS 3.2)
 // at every point and the billed usage of every interval (3.10) are sums of these. They are read
 // from the customer days (migration 0024), de-duplicated when they landed: one row per customer,
-// day and currency instead of every sale, FINAL only over the day rows' versions. Days with
-// transactions but no usage sale are left out, as a read of the sales finds none. Arguments:
-// workspace, apps, first day, day after the last (days since the epoch).
+// day and currency instead of every sale, FINAL only over the day rows' versions. They are read
+// from the usage days (migration 0028), the customer days that hold a usage sale: a year of days
+// with transactions but no usage sale is two thirds of the rows FINAL would merge, and a read of the
+// sales finds none on them. Arguments: workspace, apps, first day, day after the last (days since
+// the epoch).
 const selectTimelineUsage = `SELECT ` + customerKeySQL + ` AS key, currency, day, sum(usage_gross_cents), sum(usage_net_cents), sum(usage_sales) AS sales
-FROM reporting_customer_days FINAL
+FROM reporting_usage_days FINAL
 WHERE workspace_id = ? AND app_id IN ? AND day >= ? AND day < ?
 GROUP BY public_id, currency, day
 HAVING sales > 0`
@@ -71,7 +73,7 @@ HAVING sales > 0`
 // one row per customer and day. Arguments: workspace, apps, first day, day after the last.
 const (
 	selectTimelineUsageTotals = `SELECT currency, day, sum(usage_gross_cents), sum(usage_net_cents), sum(usage_sales) AS sales
-FROM reporting_customer_days FINAL
+FROM reporting_usage_days FINAL
 WHERE workspace_id = ? AND app_id IN ? AND day >= ? AND day < ?`
 	timelineUsageTotalsTail = `
 GROUP BY currency, day

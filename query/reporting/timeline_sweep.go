@@ -51,7 +51,8 @@ func sweep(c *tlCustomer, points []Date, buf *sweepBuffers, visit func(i int, st
 }
 
 // sweepRuns evaluates customer c on the points, in order, and calls visit with each run of points
-// [lo, hi) that share one state (consecutive runs may have equal states). A customer's evaluation
+// [lo, hi) that share one state; consecutive runs differ (an evaluation at a break that changed
+// nothing extends the run, so the callers add fewer runs). A customer's evaluation
 // depends on its facts only through comparisons of instants with end(D) (an event or payment before
 // end(D), a payment within the evidence window, the trial end, the row's activation and end), so it
 // can only change at a point whose end passes one of those instants (breaks): after evaluating
@@ -75,6 +76,10 @@ func sweepRuns(c *tlCustomer, points []Date, buf *sweepBuffers, visit func(lo, h
 	buf.evIdx = resetIdx(buf.evIdx, len(c.charges))
 	buf.payIdx = resetIdx(buf.payIdx, len(c.payments))
 	unIdx, brIdx := 0, 0
+	var (
+		runLo int
+		run   pointState
+	)
 	for i := 0; i < n; {
 		end := buf.ends[i]
 		for j := range c.charges {
@@ -116,9 +121,15 @@ func sweepRuns(c *tlCustomer, points []Date, buf *sweepBuffers, visit func(lo, h
 			for next = i + 1; next < n && buf.endSecs[next] < b; next++ {
 			}
 		}
-		visit(i, next, pointState{Paying: ev.Paying, AMR: ev.AMRCents, Currency: ev.Currency})
+		if st := (pointState{Paying: ev.Paying, AMR: ev.AMRCents, Currency: ev.Currency}); i == 0 || st != run {
+			if i > 0 {
+				visit(runLo, i, run)
+			}
+			runLo, run = i, st
+		}
 		i = next
 	}
+	visit(runLo, n, run)
 }
 
 func resetIdx(idx []int, n int) []int {
@@ -134,11 +145,9 @@ func resetIdx(idx []int, n int) []int {
 // harm): its events and uninstalls, its charges' activation, end and trial end, its payments and
 // the ends of their evidence windows (METRICS 2.1–2.3).
 func customerBreaks(c *tlCustomer, out []int64) []int64 {
-	window := map[string]int{}
 	for i := range c.charges {
 		ch := &c.charges[i]
 		f := ChargeFacts{Charge: &ch.charge}
-		window[ch.charge.ID] = f.window()
 		for _, e := range ch.events {
 			out = append(out, e.At.Unix())
 		}
@@ -155,10 +164,15 @@ func customerBreaks(c *tlCustomer, out []int64) []int64 {
 		out = append(out, t.Unix())
 	}
 	for _, p := range c.payments {
-		w, ok := window[p.charge]
-		if !ok {
+		// A customer has a few charges: a search costs less than a map per customer.
+		j := 0
+		for j < len(c.charges) && c.charges[j].charge.ID != p.charge {
+			j++
+		}
+		if j == len(c.charges) {
 			continue // a payment for no charge read (a test charge) is evidence for none
 		}
+		w := ChargeFacts{Charge: &c.charges[j].charge}.window()
 		for _, t := range p.at {
 			out = append(out, t.Unix(), t.Unix()+int64(w)*86400) // whole UTC days: AddDate(0, 0, w)
 		}

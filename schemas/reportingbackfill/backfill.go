@@ -92,15 +92,21 @@ func Run(ctx context.Context, conn Conn, opts Options) (Result, error) {
 		out = io.Discard
 	}
 	var res Result
-	for _, c := range copies {
-		if len(opts.Tables) > 0 && !slices.Contains(opts.Tables, c.Table) {
-			continue
+	copyAll := func(ofDays bool) error {
+		for _, c := range copies {
+			if CopiesDayTable(c) != ofDays || (len(opts.Tables) > 0 && !slices.Contains(opts.Tables, c.Table)) {
+				continue
+			}
+			cr, err := backfillCopy(ctx, conn, c, opts, out)
+			res.Copies = append(res.Copies, cr)
+			if err != nil {
+				return fmt.Errorf("backfill %s: %w", c.Table, err)
+			}
 		}
-		cr, err := backfillCopy(ctx, conn, c, opts, out)
-		res.Copies = append(res.Copies, cr)
-		if err != nil {
-			return res, fmt.Errorf("backfill %s: %w", c.Table, err)
-		}
+		return nil
+	}
+	if err := copyAll(false); err != nil {
+		return res, err
 	}
 	for _, s := range summaries {
 		sr, err := backfillSummary(ctx, conn, s, opts, out)
@@ -109,9 +115,19 @@ func Run(ctx context.Context, conn Conn, opts Options) (Result, error) {
 			return res, fmt.Errorf("backfill %s: %w", s.Table, err)
 		}
 	}
-	// After the copies: the days are recomputed from them.
-	res.Days, err = backfillDays(ctx, conn, opts, out)
-	return res, err
+	// After the copies: the days are recomputed from them. The copies of a day table come last: the
+	// recomputation writes its rows through their views, and what it did not rewrite (a workspace
+	// left out) is copied then.
+	if res.Days, err = backfillDays(ctx, conn, opts, out); err != nil {
+		return res, err
+	}
+	return res, copyAll(true)
+}
+
+// CopiesDayTable says whether a copy's source is one of the day tables (days.go), such as the usage
+// days (migration 0028), a copy of the customer days.
+func CopiesDayTable(c schemas.Copy) bool {
+	return slices.ContainsFunc(dayTables, func(d dayTable) bool { return d.Table == c.Source })
 }
 
 // part is one workspace's app, and one month of it when the source is partitioned by month.

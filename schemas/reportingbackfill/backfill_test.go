@@ -206,7 +206,8 @@ func TestBackfill(t *testing.T) {
 		t.Errorf("dry run recorded %v", r)
 	}
 	for _, cr := range res.Copies {
-		if cr.Table != "reporting_usage_events" && (cr.Copied == 0 || cr.Missing == 0) {
+		// A dry run recomputes no day, so a copy of the (empty) customer days has nothing to copy.
+		if cr.Table != "reporting_usage_events" && cr.Table != schemas.UsageDaysTable && (cr.Copied == 0 || cr.Missing == 0) {
 			t.Errorf("dry run found nothing to copy into %s: %+v", cr.Table, cr)
 		}
 	}
@@ -245,7 +246,9 @@ func TestBackfill(t *testing.T) {
 		}
 	}
 	for _, c := range copies {
-		if s := compare(t, conn, c); s.rows != rows[c.Table] || !s.complete() {
+		// The second run recomputed every day again, which a copy of a day table receives through
+		// its view: more rows, the same keys.
+		if s := compare(t, conn, c); (s.rows != rows[c.Table] && !reportingbackfill.CopiesDayTable(c)) || !s.complete() {
 			t.Errorf("%s after the second run: %+v, had %d rows", c.Table, s, rows[c.Table])
 		}
 	}
@@ -273,7 +276,9 @@ func TestBackfillResumes(t *testing.T) {
 	}
 	for i, cr := range second.Copies {
 		a := first.Copies[i]
-		if cr.Table == "reporting_usage_events" {
+		// A copy of a day table (the usage days) receives a workspace's rows through its view when
+		// the days are recomputed, and has nothing left to copy.
+		if cr.Table == "reporting_usage_events" || cr.Table == schemas.UsageDaysTable {
 			continue
 		}
 		// The first run copied ws-a's parts; the second finds them complete and copies ws-b's.
@@ -378,6 +383,12 @@ func daysAgree(t *testing.T, conn driver.Conn, workspaces ...string) {
 		}
 		if n != 0 {
 			t.Errorf("%s: %d customer-day rows differ from platform_transactions", ws, n)
+		}
+		if err := conn.QueryRow(testenv.Ctx(t), schemas.UsageDaysMismatches, ws, ws).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Errorf("%s: %d usage-day rows differ from the customer days with a usage sale", ws, n)
 		}
 		if err := conn.QueryRow(testenv.Ctx(t), schemas.ObservedDaysMismatches, ws, ws).Scan(&n); err != nil {
 			t.Fatal(err)

@@ -26,6 +26,7 @@ func TestStatementsRunOnCurrentClickHouse(t *testing.T) {
 		"customerDaysOf":  {"1", "'ws'", "'app'", "('cus_00'), ('cus_01')", "0", "86400"},
 		"allCustomerDays": {"1", "'ws'"},
 		"mismatches":      {"'ws'", "'ws'"},
+		"usageMismatches": {"'ws'", "'ws'"},
 	}
 	for name, st := range schemas.CustomerDaysStatements {
 		for _, a := range args[name] {
