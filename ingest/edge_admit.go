@@ -176,15 +176,25 @@ return {"ok", src[3], v}`)
 // AdmitEdge runs edgeScript on the Limiter's and Deduper's own keys, so a request admitted here and
 // one admitted by Admit count in the same window and reserve the same ID.
 func (a *RedisAdmitter) AdmitEdge(ctx context.Context, q edgeQuery) (edgeResult, error) {
+	keys, args := a.edgeCall(q)
+	res, err := edgeScript.Run(ctx, a.Deduper.Client, keys, args...).Slice()
+	if err != nil {
+		return edgeResult{}, fmt.Errorf("admit: %w", err)
+	}
+	return parseEdgeResult(res), nil
+}
+
+// edgeCall is edgeScript's keys and arguments for q.
+func (a *RedisAdmitter) edgeCall(q edgeQuery) ([]string, []any) {
 	keys := []string{q.ref.sourceKey, q.ref.workspaceKey, a.Limiter.windowKey(q.limitKey, q.limit)}
 	if q.mode == modeAdmit {
 		keys = append(keys, a.Deduper.key(q.ref.scope, q.eventID))
 	}
-	res, err := edgeScript.Run(ctx, a.Deduper.Client, keys, q.publicKey, q.keyHash, q.teamSlug, q.origin,
-		q.limit.Window.Milliseconds(), q.limit.N, a.Deduper.PendingTTL.Milliseconds(), pendingPrefix+q.token, q.mode).Slice()
-	if err != nil {
-		return edgeResult{}, fmt.Errorf("admit: %w", err)
-	}
+	return keys, []any{q.publicKey, q.keyHash, q.teamSlug, q.origin,
+		q.limit.Window.Milliseconds(), q.limit.N, a.Deduper.PendingTTL.Milliseconds(), pendingPrefix + q.token, q.mode}
+}
+
+func parseEdgeResult(res []any) edgeResult {
 	var r edgeResult
 	r.status, _ = res[0].(string)
 	if len(res) > 1 {
@@ -200,5 +210,5 @@ func (a *RedisAdmitter) AdmitEdge(ctx context.Context, q edgeQuery) (edgeResult,
 			r.state = statePending
 		}
 	}
-	return r, nil
+	return r
 }

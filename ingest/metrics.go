@@ -11,6 +11,8 @@ type metrics struct {
 	// produceOutcomes: acknowledged, failed, timed_out (answered 503 before the outcome), and
 	// late_acknowledged, late_failed (the outcome of a write after its timed_out answer).
 	produceOutcomes *prometheus.CounterVec
+	// admitBatch: admissions per Redis round trip (admitPipeline).
+	admitBatch prometheus.Histogram
 }
 
 func (m *metrics) produceOutcome(err error, late bool) {
@@ -35,9 +37,11 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		produceOutcomes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "revtrack_ingest_produce_outcomes_total",
 			Help: "Produce calls by outcome: acknowledged, failed, timed_out (answered 503 first), late_acknowledged, late_failed."},
 			[]string{"outcome"}),
+		admitBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "revtrack_ingest_admission_batch_size",
+			Help: "Requests admitted in one Redis round trip (one script each).", Buckets: prometheus.ExponentialBuckets(1, 2, 9)}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.requests, m.events, m.produce, m.produceOutcomes)
+		reg.MustRegister(m.requests, m.events, m.produce, m.produceOutcomes, m.admitBatch)
 	}
 	return m
 }

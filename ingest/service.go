@@ -80,6 +80,9 @@ func New(cfg Config, d Deps) *Service {
 	}}
 	s.recs, _ = d.ControlPlane.(edgeRecords)
 	s.fast, _ = d.Admitter.(edgeAdmitter)
+	if m, ok := d.Admitter.(edgeManyAdmitter); ok {
+		s.fast = newAdmitPipeline(m, cfg.ProduceTimeout, s.metrics.admitBatch)
+	}
 	return s
 }
 
