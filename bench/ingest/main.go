@@ -50,7 +50,7 @@ type options struct {
 	threads, batch, freshRate, runs       int
 	conns                                 []int
 	duration, warmup, freshDuration, poll time.Duration
-	landTimeout                           time.Duration
+	landTimeout, settle                   time.Duration
 	wrk, cpuprofile, revtrackArgs, stack  string
 	command                               string
 	verbose, strict                       bool
@@ -62,6 +62,7 @@ func main() {
 	connList := flag.String("conns", "64,256", "wrk connections, comma-separated: every target is measured at each")
 	flag.DurationVar(&o.landTimeout, "land-timeout", 2*time.Minute, "how long every accepted event may take to land after the load (more tells lag from loss on a loaded machine)")
 	flag.IntVar(&o.runs, "runs", 3, "interleaved rounds (bare, floor, edge) per concurrency; the table shows medians")
+	flag.DurationVar(&o.settle, "settle", 3*time.Minute, "longest wait, before each target's round, for the processors to land what earlier rounds wrote (0: no wait)")
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "measured wrk run per target and round")
 	flag.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured wrk run before each target and round")
 	flag.IntVar(&o.batch, "batch", 20, "page views per browser batch")
@@ -190,6 +191,13 @@ func run(o options) int {
 		a.mode, a.batch = mode, batch
 		ld := ld
 		ld.connections = conns
+		if pipeline && o.settle > 0 {
+			took, err := st.settle(ctx, o.settle)
+			if err != nil {
+				return sample{}, err
+			}
+			progress("%s @%d: the processors landed the earlier rounds' events in %s", t.name, conns, took.Round(100*time.Millisecond))
+		}
 		progress("%s @%d: warm-up %s, then %s (wrk -t%d -c%d)", t.name, conns, o.warmup, o.duration, o.threads, conns)
 		a.tag = tag + "w-" + st.ID
 		warm, err := ld.run(ctx, t.url, o.warmup, a)
@@ -198,6 +206,7 @@ func run(o options) int {
 		}
 		a.tag = tag + "-" + st.ID
 		pSum, pCount := st.metric("revtrack_ingest_produce_seconds_sum"), st.metric("revtrack_ingest_produce_seconds_count")
+		aSum, aCount := st.metric("revtrack_ingest_admission_batch_size_sum"), st.metric("revtrack_ingest_admission_batch_size_count")
 		b0, r0 := t.batches()
 		if t.edge && mode == "server" && o.cpuprofile != "" && !profiled {
 			profiled = true
@@ -225,6 +234,9 @@ func run(o options) int {
 		if t.edge {
 			if n := st.metric("revtrack_ingest_produce_seconds_count") - pCount; n > 0 {
 				smp.produceMean = time.Duration((st.metric("revtrack_ingest_produce_seconds_sum") - pSum) / n * float64(time.Second))
+			}
+			if n := st.metric("revtrack_ingest_admission_batch_size_count") - aCount; n > 0 {
+				smp.admitPerTrip = (st.metric("revtrack_ingest_admission_batch_size_sum") - aSum) / n
 			}
 		}
 		if o.verbose {

@@ -94,3 +94,29 @@ func TestWrkBodiesNameTheRequestFields(t *testing.T) {
 		}
 	}
 }
+
+// TestSumSamples: a metric's samples are summed over its series, unlabelled or labelled, and only
+// over those that match; a longer name with the same prefix is not the metric.
+func TestSumSamples(t *testing.T) {
+	text := "# HELP revtrack_processor_records_consumed_total Records polled from Kafka.\n" +
+		`revtrack_processor_records_consumed_total{consumer="server-events"} 120` + "\n" +
+		`revtrack_processor_records_consumed_total{consumer="browser-events"} 3e+06` + "\n" +
+		"revtrack_processor_records_consumed_totalx 7\n" +
+		"revtrack_ingest_produce_seconds_count 42\n" +
+		`revtrack_kafka_producer_produce_batches_total{node_id="1",topic="a.s1"} 5` + "\n" +
+		`revtrack_kafka_producer_produce_batches_total{node_id="1",topic="b.s1"} 9` + "\n"
+	for _, c := range []struct {
+		name  string
+		match []string
+		want  float64
+	}{
+		{"revtrack_processor_records_consumed_total", nil, 3_000_120},
+		{"revtrack_ingest_produce_seconds_count", nil, 42},
+		{"revtrack_kafka_producer_produce_batches_total", []string{`topic="b.s1"`}, 9},
+		{"revtrack_ingest_admission_batch_size_count", nil, 0},
+	} {
+		if got := sumSamples(text, c.name, c.match...); got != c.want {
+			t.Errorf("%s %v: %v, want %v", c.name, c.match, got, c.want)
+		}
+	}
+}

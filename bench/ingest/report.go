@@ -25,6 +25,8 @@ type sample struct {
 	cpu         benchkit.CPUUse
 	perBatch    float64       // records per produce batch during the run
 	produceMean time.Duration // edge only: mean time until Kafka acknowledged, from /metrics
+	// admitPerTrip (edge only) is the mean of requests admitted per Redis round trip.
+	admitPerTrip float64
 }
 
 func (s sample) rate() float64 { return s.res.AcceptedPerSec() }
@@ -216,6 +218,9 @@ func report(w io.Writer, o options, m machine, started time.Time, results []resu
 				roundRates(r.samples[t]), len(r.samples[t])/2+1, s.cpu)
 			if s.produceMean > 0 {
 				fmt.Fprintf(w, "; mean Kafka produce (acks=all) %s", ms(s.produceMean))
+			}
+			if s.admitPerTrip > 0 {
+				fmt.Fprintf(w, "; %.1f admissions per Redis round trip", s.admitPerTrip)
 			}
 			fmt.Fprintln(w, ".")
 		}

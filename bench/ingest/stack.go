@@ -53,38 +53,30 @@ func (s *stack) waitLanded(ctx context.Context, table string, want uint64, timeo
 	}
 }
 
-// metric reads one unlabelled sample (e.g. a histogram's _sum or _count) from the edge's /metrics.
-func (s *stack) metric(name string) float64 {
+// metrics is the edge's /metrics text ("" when it cannot be read).
+func (s *stack) metrics() string {
 	resp, err := http.Get(s.Revtrack.BaseURL + "/metrics")
 	if err != nil {
-		return 0
+		return ""
 	}
 	defer resp.Body.Close()
 	var buf bytes.Buffer
 	_, _ = buf.ReadFrom(resp.Body)
-	for l := range strings.Lines(buf.String()) {
-		if v, ok := strings.CutPrefix(l, name+" "); ok {
-			var f float64
-			_, _ = fmt.Sscan(strings.TrimSpace(v), &f)
-			return f
-		}
-	}
-	return 0
+	return buf.String()
 }
 
-// topicMetric sums the edge producer's kprom counter name (e.g. produce_batches_total) over the
-// series of one topic.
-func (s *stack) topicMetric(name, topic string) float64 {
-	resp, err := http.Get(s.Revtrack.BaseURL + "/metrics")
-	if err != nil {
-		return 0
-	}
-	defer resp.Body.Close()
-	var buf bytes.Buffer
-	_, _ = buf.ReadFrom(resp.Body)
+// sumSamples sums the samples of name whose line contains every one of match.
+func sumSamples(text, name string, match ...string) float64 {
 	var sum float64
-	for l := range strings.Lines(buf.String()) {
-		if !strings.HasPrefix(l, "revtrack_kafka_producer_"+name+"{") || !strings.Contains(l, `topic="`+topic+`"`) {
+	for l := range strings.Lines(text) {
+		if !strings.HasPrefix(l, name+" ") && !strings.HasPrefix(l, name+"{") {
+			continue
+		}
+		ok := true
+		for _, m := range match {
+			ok = ok && strings.Contains(l, m)
+		}
+		if !ok {
 			continue
 		}
 		var f float64
@@ -92,6 +84,41 @@ func (s *stack) topicMetric(name, topic string) float64 {
 		sum += f
 	}
 	return sum
+}
+
+// metric reads one unlabelled sample (e.g. a histogram's _sum or _count) from the edge's /metrics.
+func (s *stack) metric(name string) float64 { return sumSamples(s.metrics(), name) }
+
+// topicMetric sums the edge producer's kprom counter name (e.g. produce_batches_total) over the
+// series of one topic.
+func (s *stack) topicMetric(name, topic string) float64 {
+	return sumSamples(s.metrics(), "revtrack_kafka_producer_"+name, `topic="`+topic+`"`)
+}
+
+// settle waits until the in-process processors have consumed every record written so far: no
+// consume loop polled a record for a whole second (a loop with a backlog polls and writes batch after
+// batch). A target's round then starts on a drained pipeline, so the landing of the previous
+// target's events is not counted in its CPU per event, nor competes with it for the machine.
+func (s *stack) settle(ctx context.Context, timeout time.Duration) (time.Duration, error) {
+	start := time.Now()
+	const quiet = time.Second
+	last, since := -1.0, time.Now()
+	for {
+		n := sumSamples(s.metrics(), "revtrack_processor_records_consumed_total")
+		if n != last {
+			last, since = n, time.Now()
+		} else if time.Since(since) >= quiet {
+			return time.Since(start) - quiet, nil
+		}
+		if time.Since(start) > timeout {
+			return time.Since(start), fmt.Errorf("the processors still consumed after %s", timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return time.Since(start), ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // cleanUpAgain repeats the clean-up of Kafka and Redis with a budget of its own. The sandbox's Stop
