@@ -196,7 +196,7 @@ func run(o options) int {
 			if err != nil {
 				return sample{}, err
 			}
-			progress("%s @%d: the processors landed the earlier rounds' events in %s", t.name, conns, took.Round(100*time.Millisecond))
+			progress("%s @%d: the earlier rounds' events landed and merged in %s", t.name, conns, took.Round(100*time.Millisecond))
 		}
 		progress("%s @%d: warm-up %s, then %s (wrk -t%d -c%d)", t.name, conns, o.warmup, o.duration, o.threads, conns)
 		a.tag = tag + "w-" + st.ID

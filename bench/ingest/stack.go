@@ -95,23 +95,31 @@ func (s *stack) topicMetric(name, topic string) float64 {
 	return sumSamples(s.metrics(), "revtrack_kafka_producer_"+name, `topic="`+topic+`"`)
 }
 
-// settle waits until the in-process processors have consumed every record written so far: no
-// consume loop polled a record for a whole second (a loop with a backlog polls and writes batch after
-// batch). A target's round then starts on a drained pipeline, so the landing of the previous
-// target's events is not counted in its CPU per event, nor competes with it for the machine.
+// settle waits until the in-process processors have consumed every record written so far and
+// ClickHouse merges none of the run's parts: for a whole second no consume loop polled a record (a
+// loop with a backlog polls and writes batch after batch) and no merge of the run's database ran. A
+// target's round then starts on a drained pipeline, so the landing of the previous target's events,
+// and the merging of the parts they became, is neither counted in its CPU per event nor competes
+// with it for the machine.
 func (s *stack) settle(ctx context.Context, timeout time.Duration) (time.Duration, error) {
 	start := time.Now()
 	const quiet = time.Second
 	last, since := -1.0, time.Now()
 	for {
 		n := sumSamples(s.metrics(), "revtrack_processor_records_consumed_total")
-		if n != last {
-			last, since = n, time.Now()
+		var merges uint64
+		if err := s.Conn.QueryRow(ctx, "SELECT count() FROM system.merges WHERE database = ?", s.CH.Database).Scan(&merges); err != nil {
+			return time.Since(start), err
+		}
+		busy := merges > 0 || n != last
+		last = n
+		if busy {
+			since = time.Now()
 		} else if time.Since(since) >= quiet {
 			return time.Since(start) - quiet, nil
 		}
 		if time.Since(start) > timeout {
-			return time.Since(start), fmt.Errorf("the processors still consumed after %s", timeout)
+			return time.Since(start), fmt.Errorf("the processors still consumed, or ClickHouse still merged, after %s", timeout)
 		}
 		select {
 		case <-ctx.Done():
