@@ -207,6 +207,7 @@ func run(o options) int {
 		a.tag = tag + "-" + st.ID
 		pSum, pCount := st.metric("revtrack_ingest_produce_seconds_sum"), st.metric("revtrack_ingest_produce_seconds_count")
 		aSum, aCount := st.metric("revtrack_ingest_admission_batch_size_sum"), st.metric("revtrack_ingest_admission_batch_size_count")
+		w0, wr0 := st.metric("revtrack_processor_batch_write_seconds_count"), st.metric("revtrack_processor_records_written_total")
 		b0, r0 := t.batches()
 		if t.edge && mode == "server" && o.cpuprofile != "" && !profiled {
 			profiled = true
@@ -227,7 +228,8 @@ func run(o options) int {
 			return sample{}, err
 		}
 		b1, r1 := t.batches()
-		smp := sample{res: res, batch: batch, cpu: benchkit.CPUBetween(before, after, res.WrkCPU)}
+		w1, wr1 := st.metric("revtrack_processor_batch_write_seconds_count"), st.metric("revtrack_processor_records_written_total")
+		smp := sample{writes: w1 - w0, written: wr1 - wr0, res: res, batch: batch, cpu: benchkit.CPUBetween(before, after, res.WrkCPU)}
 		if b1 > b0 {
 			smp.perBatch = (r1 - r0) / (b1 - b0)
 		}

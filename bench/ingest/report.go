@@ -27,6 +27,9 @@ type sample struct {
 	produceMean time.Duration // edge only: mean time until Kafka acknowledged, from /metrics
 	// admitPerTrip (edge only) is the mean of requests admitted per Redis round trip.
 	admitPerTrip float64
+	// writes and written: the processors' ClickHouse inserts and the records they wrote during the
+	// measured run (what lands the target's events; ClickHouse's CPU is not in the CPU per event).
+	writes, written float64
 }
 
 func (s sample) rate() float64 { return s.res.AcceptedPerSec() }
@@ -218,6 +221,9 @@ func report(w io.Writer, o options, m machine, started time.Time, results []resu
 				roundRates(r.samples[t]), len(r.samples[t])/2+1, s.cpu)
 			if s.produceMean > 0 {
 				fmt.Fprintf(w, "; mean Kafka produce (acks=all) %s", ms(s.produceMean))
+			}
+			if s.writes > 0 {
+				fmt.Fprintf(w, "; the processors wrote %.0f records in %.0f ClickHouse inserts", s.written, s.writes)
 			}
 			if s.admitPerTrip > 0 {
 				fmt.Fprintf(w, "; %.1f admissions per Redis round trip", s.admitPerTrip)
