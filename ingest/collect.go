@@ -165,6 +165,8 @@ func (s *Service) collect(c *gin.Context) {
 		s.reject(c, routeCollect, err)
 		return
 	}
+	handed := s.hand.arrive()
+	defer handed()
 	var req schemas.CollectRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		s.reject(c, routeCollect, errInvalidBody)
@@ -197,7 +199,7 @@ func (s *Service) collect(c *gin.Context) {
 		recs = append(recs, &kgo.Record{Topic: s.d.BrowserTopic, Key: []byte(ev.SourceID + ":" + ev.AcquisitionID), Value: value})
 	}
 	if len(recs) > 0 {
-		if err := s.produce(ctx, nil, recs...); err != nil {
+		if err := s.produce(ctx, handed, nil, recs...); err != nil {
 			s.reject(c, routeCollect, err)
 			return
 		}

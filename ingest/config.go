@@ -27,6 +27,9 @@ type Config struct {
 	// does. The write may still complete after that answer; a retry with the same event IDs is safe
 	// (docs/TRACKING.md).
 	ProduceTimeout time.Duration
+	// FlushWhenIdle has the producer send what it buffers as soon as no other request is on its way
+	// to it, instead of waiting out the linger that only batches concurrent requests (handoff.go).
+	FlushWhenIdle bool
 }
 
 // DefaultConfig suits one publisher's traffic with room: a server sending 10 lifecycle events per
@@ -43,6 +46,7 @@ func DefaultConfig() Config {
 		// Kafka with acks=all answers in milliseconds (docs/BENCHMARKS.md); 5 s is far beyond a
 		// healthy broker and short enough that clients and load balancers do not give up first.
 		ProduceTimeout: 5 * time.Second,
+		FlushWhenIdle:  true,
 	}
 }
 
@@ -56,6 +60,7 @@ func (c *Config) RegisterFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.DedupTTL, "ingest-dedup-ttl", c.DedupTTL, "how long a server event ID is remembered in Redis")
 	fs.DurationVar(&c.MaxFutureSkew, "ingest-max-future-skew", c.MaxFutureSkew, "how far in the future an event's occurredAt may be")
 	fs.DurationVar(&c.ProduceTimeout, "ingest-produce-timeout", c.ProduceTimeout, "longest an event request waits for Kafka before it is answered 503 with Retry-After (the write may still land; a retry with the same event IDs is safe)")
+	fs.BoolVar(&c.FlushWhenIdle, "ingest-flush-when-idle", c.FlushWhenIdle, "send buffered records to Kafka as soon as no other request is on its way to the producer (false: every record waits out --kafka-linger)")
 }
 
 // Validate checks the ingest settings.

@@ -13,6 +13,8 @@ type metrics struct {
 	produceOutcomes *prometheus.CounterVec
 	// admitBatch: admissions per Redis round trip (admitPipeline).
 	admitBatch prometheus.Histogram
+	// flushes: times the last request on its way to the producer had it send its buffer (handoff).
+	flushes prometheus.Counter
 }
 
 func (m *metrics) produceOutcome(err error, late bool) {
@@ -39,9 +41,11 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			[]string{"outcome"}),
 		admitBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "revtrack_ingest_admission_batch_size",
 			Help: "Requests admitted in one Redis round trip (one script each).", Buckets: prometheus.ExponentialBuckets(1, 2, 9)}),
+		flushes: prometheus.NewCounter(prometheus.CounterOpts{Name: "revtrack_ingest_producer_flushes_total",
+			Help: "Times the producer sent its buffer before the linger ended, because no other request was on its way to it."}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.requests, m.events, m.produce, m.produceOutcomes, m.admitBatch)
+		reg.MustRegister(m.requests, m.events, m.produce, m.produceOutcomes, m.admitBatch, m.flushes)
 	}
 	return m
 }

@@ -127,6 +127,8 @@ func (s *Service) serverEvents(c *gin.Context) {
 		s.reject(c, routeServerEvents, err)
 		return
 	}
+	handed := s.hand.arrive()
+	defer handed()
 	private := bearer(c)
 	if private == "" {
 		s.reject(c, routeServerEvents, errMissingKey)
@@ -194,7 +196,7 @@ func (s *Service) serverEvents(c *gin.Context) {
 			}
 		}()
 	}
-	if err := s.produce(ctx, settle, rec); err != nil {
+	if err := s.produce(ctx, handed, settle, rec); err != nil {
 		s.reject(c, routeServerEvents, err)
 		if err != errUnacknowledged {
 			s.awaitSettled(c, settled)

@@ -67,6 +67,8 @@ type Service struct {
 	recs edgeRecords
 	fast edgeAdmitter
 	refs edgeRefs
+	// hand counts the requests on their way to the producer (handoff.go).
+	hand handoff
 }
 
 // New builds the edge.
@@ -82,6 +84,10 @@ func New(cfg Config, d Deps) *Service {
 	s.fast, _ = d.Admitter.(edgeAdmitter)
 	if m, ok := d.Admitter.(edgeManyAdmitter); ok {
 		s.fast = newAdmitPipeline(m, cfg.ProduceTimeout, s.metrics.admitBatch)
+	}
+	s.hand.flushes = s.metrics.flushes
+	if f, ok := d.Producer.(flusher); ok && cfg.FlushWhenIdle {
+		s.hand.f = f
 	}
 	return s
 }
@@ -158,8 +164,9 @@ const settleTimeout = 5 * time.Second
 // must not cancel it half-way, and the deadline still fails the records that were not sent by the
 // time the edge gives up, so that they are not written after the 503 as well. A record already sent
 // cannot be recalled (the idempotent producer waits for its outcome): it may land after the 503.
-func (s *Service) produce(ctx context.Context, settle func(error), recs ...*kgo.Record) error {
+func (s *Service) produce(ctx context.Context, handed func(), settle func(error), recs ...*kgo.Record) error {
 	if len(recs) == 0 {
+		handed()
 		// No promise would ever complete the wait.
 		if settle != nil {
 			settle(nil)
@@ -200,6 +207,7 @@ func (s *Service) produce(ctx context.Context, settle func(error), recs ...*kgo.
 	for _, r := range recs {
 		s.d.Producer.Produce(pctx, r, promise)
 	}
+	handed()
 	select {
 	case err := <-done:
 		return producedOrUnavailable(err)
