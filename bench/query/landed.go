@@ -159,10 +159,11 @@ func removeMarker(dir string) error {
 var viewTargetRe = regexp.MustCompile(`(?i)CREATE MATERIALIZED VIEW (?:IF NOT EXISTS )?\w+ TO (\w+)`)
 
 // additiveOnly reports whether now only appends migrations to then, none of which creates a
-// materialized view other than one writing a summary that the start-up backfill fills
-// (reportingbackfill.SummaryTables): such a migration (a table a job fills, a plain view, a
-// summarised view) holds for loaded rows as well as new ones, and the query phase's `revtrack query`
-// applies it, and summarises what the view missed, when it starts.
+// materialized view other than one writing a summary or a copy that the start-up backfill fills
+// (reportingbackfill.SummaryTables, schemas.Copies: reportingbackfill.Auto fills a copy that is empty
+// while its source holds rows): such a migration (a table a job fills, a plain view, a summarised
+// view, a new copy) holds for loaded rows as well as new ones, and the query phase's `revtrack query`
+// applies it, and fills what the view missed, when it starts.
 func additiveOnly(then, now []string) bool {
 	if len(now) <= len(then) || !slices.Equal(now[:len(then)], then) {
 		return false
@@ -171,18 +172,26 @@ func additiveOnly(then, now []string) bool {
 	if err != nil || len(ms) != len(now) {
 		return false
 	}
-	return viewsIntoSummariesOnly(ms[len(then):])
+	return viewsFilledAtStart(ms[len(then):])
 }
 
-// viewsIntoSummariesOnly reports whether every materialized view the migrations create writes a
-// summary (additiveOnly).
-func viewsIntoSummariesOnly(ms []schemas.Migration) bool {
+// viewsFilledAtStart reports whether every materialized view the migrations create writes a
+// summary or a copy (additiveOnly).
+func viewsFilledAtStart(ms []schemas.Migration) bool {
+	copies, err := schemas.Copies()
+	if err != nil {
+		return false
+	}
+	filled := reportingbackfill.SummaryTables()
+	for _, c := range copies {
+		filled = append(filled, c.Table)
+	}
 	for _, m := range ms {
 		for _, st := range m.Statements {
 			if !strings.Contains(strings.ToUpper(st), "MATERIALIZED VIEW") {
 				continue
 			}
-			if v := viewTargetRe.FindStringSubmatch(st); v == nil || !slices.Contains(reportingbackfill.SummaryTables(), v[1]) {
+			if v := viewTargetRe.FindStringSubmatch(st); v == nil || !slices.Contains(filled, v[1]) {
 				return false
 			}
 		}

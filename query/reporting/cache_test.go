@@ -199,7 +199,7 @@ func TestKeptResponsesSurviveMergesNotDataChanges(t *testing.T) {
 
 	// A mutation (the retention scrub's kind of change) discards it: ur-second's 300 cents taken
 	// off its day's row (every version of it) in the observed usage days the summary reads.
-	exec(fmt.Sprintf("ALTER TABLE reporting_observed_days UPDATE amount_cents = amount_cents - 300 WHERE day = %d AND public_id = '%s'",
+	exec(fmt.Sprintf("ALTER TABLE reporting_observed_days_fine UPDATE amount_cents = amount_cents - 300 WHERE day = %d AND public_id = '%s'",
 		MustDate("2026-03-29").Start().Unix()/86400, schemas.CustomerPublicID("app-1", reportingtest.Shop("1001"))))
 	waitMutations(t, e)
 	afterDelete, computed := summary()
@@ -210,7 +210,7 @@ func TestKeptResponsesSurviveMergesNotDataChanges(t *testing.T) {
 		t.Fatalf("observed usage after the delete %d, want %d", g, w)
 	}
 	// So does a dropped partition.
-	exec("ALTER TABLE reporting_observed_days DROP PARTITION tuple()")
+	exec("ALTER TABLE reporting_observed_days_fine DROP PARTITION tuple()")
 	afterDrop, computed := summary()
 	if !computed {
 		t.Fatal("a dropped partition kept the summary computed before it")

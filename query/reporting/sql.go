@@ -125,7 +125,7 @@ FROM (
         arrayStringConcat(arrayMap(t -> toString(t), arrayFilter(t -> t >= paid_from AND t < ?, payments)), ',') AS paid_at,
         if(arrayAll(c -> c = currency, payment_currencies), emptyArrayString(),
             arrayFilter((c, t) -> t >= paid_from AND t < ?, payment_currencies, payments)) AS paid_currency
-    FROM reporting_charge_facts FINAL
+    FROM reporting_charge_facts_fine FINAL
     WHERE workspace_id = ? AND app_id IN ? AND retired >= ?
 )
 WHERE live = 1 AND (` + summaryCandidates + `)`
@@ -227,14 +227,14 @@ const (
 	observedUsageHead = `SELECT currency, sum(amount), sum(records)
 FROM (
     SELECT currency, app_id, charge_id, sum(amount_cents) AS amount, sum(records) AS records
-    FROM reporting_observed_days FINAL` + observedDaysWhere
+    FROM reporting_observed_days_fine FINAL` + observedDaysWhere
 	// observedCurrenciesHead only tells which currencies have an observed usage charge, for the
 	// metrics that do not show their sums: no FINAL, since a day row's versions share their
 	// currency and charge and every one counts at least one record.
 	observedCurrenciesHead = `SELECT currency, toInt64(0), sum(records)
 FROM (
     SELECT currency, app_id, charge_id, sum(records) AS records
-    FROM reporting_observed_days` + observedDaysWhere
+    FROM reporting_observed_days_fine` + observedDaysWhere
 	observedDaysWhere = `
     WHERE workspace_id = ? AND app_id IN ? AND day >= ? AND day < ?`
 	observedDaysTail = `

@@ -27,7 +27,7 @@ FROM (
         arrayStringConcat(arrayMap(t -> toString(t), arrayFilter(t -> t >= paid_from AND t < ?, payments)), ',') AS paid_at,
         if(arrayAll(c -> c = currency, payment_currencies), emptyArrayString(),
             arrayFilter((c, t) -> t >= paid_from AND t < ?, payment_currencies, payments)) AS paid_currency
-    FROM reporting_charge_facts FINAL
+    FROM reporting_charge_facts_fine FINAL
     WHERE workspace_id = ? AND app_id IN ? AND retired >= ?
 )
 WHERE live = 1`
@@ -107,9 +107,9 @@ GROUP BY public_id, currency`
 // day after the last, workspace, apps.
 const (
 	observedByDayHead = `SELECT currency, day, sum(amount_cents), sum(records)
-FROM reporting_observed_days FINAL`
+FROM reporting_observed_days_fine FINAL`
 	observedCurrenciesByDayHead = `SELECT currency, day, toInt64(0), sum(records)
-FROM reporting_observed_days`
+FROM reporting_observed_days_fine`
 	observedOtherCurrencies = `
 PREWHERE currency NOT IN ?`
 	observedByDayWhere = `
