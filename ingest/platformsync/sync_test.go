@@ -85,7 +85,14 @@ func TestFirstRunLoadsRecentHistoryThenBackfillsToOrigin(t *testing.T) {
 // The fake's token bucket (4 requests/s, burst 4) and scripted 429s and 503s are retried until
 // the run completes; the sync's metrics count the throttles.
 func TestThrottlingIsRetried(t *testing.T) {
-	e := newEnv(t, partnerfake.DefaultServerConfig())
+	// The bucket's clock moves 125 ms per request instead of with the wall: a slow machine would
+	// otherwise refill the bucket between requests and never be throttled. At 4 tokens a second a
+	// request earns half a token, so once the burst is spent every other request is throttled.
+	scfg := partnerfake.DefaultServerConfig()
+	var ticks atomic.Int64
+	base := time.Now()
+	scfg.Now = func() time.Time { return base.Add(time.Duration(ticks.Add(1)) * 125 * time.Millisecond) }
+	e := newEnv(t, scfg)
 	e.client = func(c *platformsync.Client) {
 		c.PageSize, c.MaxAttempts, c.Backoff, c.MaxBackoff = 100, 30, 50*time.Millisecond, time.Second
 	}
