@@ -39,8 +39,12 @@ var replicatedEngines = map[string]string{
 }
 
 // EveryNode starts a statement the migrator runs on each node of the cluster in turn, not ON
-// CLUSTER. It is a comment, so the statement stays valid SQL.
-const EveryNode = "/* on every node */ "
+// CLUSTER; EveryShard one it runs on one replica of each shard, whose replication carries it to
+// the shard's other replicas. Each is a comment, so the statement stays valid SQL.
+const (
+	EveryNode  = "/* on every node */ "
+	EveryShard = "/* on one replica of every shard */ "
+)
 
 // LocalTable is the name of a sharded table's replicated table on each shard.
 func LocalTable(table string) string { return table + "_local" }
@@ -189,8 +193,12 @@ func knownRelation(name string) bool {
 }
 
 // A column added to a sharded table is added to its local table on every node and to the
-// Distributed table over it; a mutation runs on the local tables. ClickHouse 18.16 refuses an
-// ALTER ON CLUSTER of a table that is not replicated on a cluster whose shards replicate
+// Distributed table over it; a mutation runs on the local tables. The local tables are altered on
+// one replica of each shard (EveryShard), not ON CLUSTER: on 18.16 the replicas of a shard race
+// for an ALTER ON CLUSTER of a replicated table, and when the loser runs it again (the column is
+// there: code 44) its DDL worker fails to mark the task done ("Node exists") and stops for good,
+// so every later ON CLUSTER statement waits out its timeout on that node. ClickHouse 18.16 refuses
+// an ALTER ON CLUSTER of a table that is not replicated on a cluster whose shards replicate
 // themselves, so the Distributed table is altered on each node in turn (EveryNode). A table kept
 // whole on every node is altered once, on this node: replication carries the change to every
 // other replica of its group (ON CLUSTER would apply it once per shard, to the same group).
@@ -204,7 +212,7 @@ func (c Cluster) alter(statement string) ([]string, error) {
 	if p.Key == "" {
 		return []string{"ALTER TABLE " + c.q(name) + " " + verb + " " + rest}, nil
 	}
-	out := []string{"ALTER TABLE " + c.q(LocalTable(name)) + c.on() + " " + verb + " " + rest}
+	out := []string{EveryShard + "ALTER TABLE " + c.q(LocalTable(name)) + " " + verb + " " + rest}
 	if verb == "ADD COLUMN" {
 		out = append(out, EveryNode+"ALTER TABLE "+c.q(name)+" "+verb+" "+rest)
 	}

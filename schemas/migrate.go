@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -204,32 +205,60 @@ func alreadyApplied(statement string, err error) bool {
 		strings.Contains(ex.Message, "already exists")
 }
 
-// exec runs one statement: on the connected node, or on every node of the cluster in turn. A
-// column a crashed earlier run already added counts as added, on each node.
+// exec runs one statement: on the connected node, on every node of the cluster in turn, or on
+// one replica of each shard (the first that answers). A column a crashed earlier run already
+// added counts as added, on each node.
 func (m *Migrator) exec(ctx context.Context, db driver.Conn, st string) error {
-	if !strings.HasPrefix(st, EveryNode) {
+	everyNode, everyShard := strings.HasPrefix(st, EveryNode), strings.HasPrefix(st, EveryShard)
+	if !everyNode && !everyShard {
 		if err := db.Exec(ctx, st); err != nil && !alreadyApplied(st, err) {
 			return err
 		}
 		return nil
 	}
-	st = strings.TrimPrefix(st, EveryNode)
+	st = strings.TrimPrefix(strings.TrimPrefix(st, EveryNode), EveryShard)
 	if m.Node == nil {
 		return errors.New("cluster mode: no way to connect to each node (Migrator.Node)")
 	}
-	addrs, err := ClusterNodes(ctx, db, m.Cluster)
+	shards, err := ClusterShards(ctx, db, m.Cluster)
 	if err != nil {
 		return err
 	}
-	for _, addr := range addrs {
+	run := func(addr string) (connected bool, err error) {
 		conn, err := m.Node(ctx, addr)
 		if err != nil {
-			return fmt.Errorf("node %s: %w", addr, err)
+			return false, fmt.Errorf("node %s: %w", addr, err)
 		}
 		err = conn.Exec(ctx, st)
 		_ = conn.Close()
 		if err != nil && !alreadyApplied(st, err) {
-			return fmt.Errorf("node %s: %w", addr, err)
+			return true, fmt.Errorf("node %s: %w", addr, err)
+		}
+		return true, nil
+	}
+	for _, replicas := range shards {
+		if everyNode {
+			for _, addr := range replicas {
+				if _, err := run(addr); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		var errs []error
+		for _, addr := range replicas {
+			connected, err := run(addr)
+			if err == nil {
+				errs = nil
+				break
+			}
+			errs = append(errs, err)
+			if connected {
+				break // the replica refused the statement: another would too
+			}
+		}
+		if len(errs) > 0 {
+			return errors.Join(errs...)
 		}
 	}
 	return nil
@@ -243,19 +272,35 @@ type Querier interface {
 // ClusterNodes lists the native-protocol address of every node of the cluster, as the connected
 // node's configuration names them.
 func ClusterNodes(ctx context.Context, db Querier, cluster string) ([]string, error) {
+	shards, err := ClusterShards(ctx, db, cluster)
+	return slices.Concat(shards...), err
+}
+
+// ClusterShards lists the native-protocol addresses of the cluster's nodes per shard, replicas in
+// their order, as the connected node's configuration names them.
+func ClusterShards(ctx context.Context, db Querier, cluster string) ([][]string, error) {
 	rows, err := db.Query(ctx, selectClusterNodes, cluster)
 	if err != nil {
 		return nil, fmt.Errorf("list the nodes of cluster %s: %w", cluster, err)
 	}
 	defer rows.Close()
-	var out []string
+	var (
+		out  [][]string
+		last uint32
+	)
 	for rows.Next() {
-		var host string
-		var port uint16
-		if err := rows.Scan(&host, &port); err != nil {
+		var (
+			shard uint32
+			host  string
+			port  uint16
+		)
+		if err := rows.Scan(&shard, &host, &port); err != nil {
 			return nil, err
 		}
-		out = append(out, net.JoinHostPort(host, strconv.Itoa(int(port))))
+		if len(out) == 0 || shard != last {
+			out, last = append(out, nil), shard
+		}
+		out[len(out)-1] = append(out[len(out)-1], net.JoinHostPort(host, strconv.Itoa(int(port))))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -266,7 +311,7 @@ func ClusterNodes(ctx context.Context, db Querier, cluster string) ([]string, er
 	return out, nil
 }
 
-const selectClusterNodes = `SELECT host_name, port FROM system.clusters WHERE cluster = ? ORDER BY shard_num, replica_num`
+const selectClusterNodes = `SELECT shard_num, host_name, port FROM system.clusters WHERE cluster = ? ORDER BY shard_num, replica_num`
 
 // createMigrationsTable creates the bookkeeping table. On a cluster it is kept whole on every node
 // (cluster_keys.go), and a database whose table is not replicated was migrated as a single node:

@@ -1,4 +1,4 @@
-ALTER TABLE revtrack.platform_customers_local ON CLUSTER revtrack ADD COLUMN public_id String DEFAULT '';
+/* on one replica of every shard */ ALTER TABLE revtrack.platform_customers_local ADD COLUMN public_id String DEFAULT '';
 
 /* on every node */ ALTER TABLE revtrack.platform_customers ADD COLUMN public_id String DEFAULT '';
 

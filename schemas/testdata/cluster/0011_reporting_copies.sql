@@ -1,12 +1,12 @@
-ALTER TABLE revtrack.platform_charges_local ON CLUSTER revtrack ADD COLUMN state_events Array(UInt64) DEFAULT emptyArrayUInt64();
+/* on one replica of every shard */ ALTER TABLE revtrack.platform_charges_local ADD COLUMN state_events Array(UInt64) DEFAULT emptyArrayUInt64();
 
 /* on every node */ ALTER TABLE revtrack.platform_charges ADD COLUMN state_events Array(UInt64) DEFAULT emptyArrayUInt64();
 
-ALTER TABLE revtrack.platform_charges_local ON CLUSTER revtrack ADD COLUMN customer_uninstalls Array(DateTime('UTC')) DEFAULT emptyArrayDateTime();
+/* on one replica of every shard */ ALTER TABLE revtrack.platform_charges_local ADD COLUMN customer_uninstalls Array(DateTime('UTC')) DEFAULT emptyArrayDateTime();
 
 /* on every node */ ALTER TABLE revtrack.platform_charges ADD COLUMN customer_uninstalls Array(DateTime('UTC')) DEFAULT emptyArrayDateTime();
 
-ALTER TABLE revtrack.platform_charges_local ON CLUSTER revtrack ADD COLUMN states_derived UInt8 DEFAULT 0;
+/* on one replica of every shard */ ALTER TABLE revtrack.platform_charges_local ADD COLUMN states_derived UInt8 DEFAULT 0;
 
 /* on every node */ ALTER TABLE revtrack.platform_charges ADD COLUMN states_derived UInt8 DEFAULT 0;
 
