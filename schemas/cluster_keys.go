@@ -130,6 +130,7 @@ var clusterPlacements = map[string]ClusterPlacement{
 	"reporting_charge_facts":                  byPublicID,
 	"reporting_usage_days":                    byPublicID,
 	"reporting_charge_facts_fine":             byPublicID,
+	"reporting_charge_facts_text":             byPublicID,
 	"reporting_observed_days_fine":            byPublicID,
 
 	// Analyst MRR (0022): the job deletes older generations with ALTER … DELETE.

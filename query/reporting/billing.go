@@ -380,7 +380,9 @@ func evaluate(d Date, b CustomerBilling, explain bool, scratch []ChargeOn) Evalu
 				last = c
 			}
 		}
-		ev.Reason = reason("not paying: subscription ended on %s (%s)", DateOf(last.State.Since), last.State.Cause)
+		if explain { // the arguments alone would allocate per customer
+			ev.Reason = reason("not paying: subscription ended on %s (%s)", DateOf(last.State.Since), last.State.Cause)
+		}
 		return ev
 	}
 	c := ev.InEffect.Facts

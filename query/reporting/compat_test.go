@@ -17,8 +17,8 @@ import (
 // sent, so a new constant cannot escape it.
 var sqlConstants = map[string]string{
 	"selectExclusionCount": selectExclusionCount, "selectExcludedCustomers": selectExcludedCustomers, "andNotExcluded": andNotExcluded, "andExcluded": andExcluded,
-	"andNotExcludedQuery": andNotExcludedQuery, "andExcludedQuery": andExcludedQuery, "selectSummaryCharges": selectSummaryCharges,
-	"summaryCandidates": summaryCandidates, "selectStateFallback": selectStateFallback, "selectUsageFacts": selectUsageFacts,
+	"andNotExcludedQuery": andNotExcludedQuery, "andExcludedQuery": andExcludedQuery, "selectChargeFacts": selectChargeFacts,
+	"selectStateFallback": selectStateFallback, "selectUsageFacts": selectUsageFacts,
 	"observedUsageHead": observedUsageHead, "byCurrencyTail": byCurrencyTail, "usageActivityHead": usageActivityHead,
 	"usageActivityTail": usageActivityTail, "selectCursors": selectCursors, "selectSyncState": selectSyncState,
 	"selectCustomerPageIDs": selectCustomerPageIDs, "customersFinalHead": customersFinalHead, "customersFinalTail": customersFinalTail,

@@ -41,10 +41,14 @@ func (d Date) IsZero() bool { return d.t.IsZero() }
 func (d Date) Start() time.Time { return d.t }
 
 // End is end(D) = D+1 00:00:00Z: "on date D" means after everything that happened on D.
-func (d Date) End() time.Time { return d.t.AddDate(0, 0, 1) }
+func (d Date) End() time.Time { return d.t.Add(dayLength) }
 
-// AddDays moves by whole days.
-func (d Date) AddDays(n int) Date { return Date{d.t.AddDate(0, 0, n)} }
+// AddDays moves by whole days. A date is a UTC midnight, where every day has 24 hours, so adding
+// them gives what AddDate gives, without its calendar arithmetic (the aggregates call this per
+// customer and date).
+func (d Date) AddDays(n int) Date { return Date{d.t.Add(time.Duration(n) * dayLength)} }
+
+const dayLength = 24 * time.Hour
 
 // Before, After compare dates.
 func (d Date) Before(o Date) bool { return d.t.Before(o.t) }

@@ -40,7 +40,7 @@ func evidenceOf(b CustomerBilling, c *ChargeFacts, end time.Time) chargeEvidence
 			ev.own = at
 		}
 		ev.latest = latest(ev.latest, at)
-		if !at.Before(end.AddDate(0, 0, -f.window())) {
+		if !at.Before(end.Add(-time.Duration(f.window()) * dayLength)) { // end is a UTC midnight (Date.End)
 			ev.fresh = latest(ev.fresh, at)
 		}
 	}

@@ -92,66 +92,39 @@ const chargeEventKindSQL = `transform(type, ['SUBSCRIPTION_CHARGE_ACCEPTED', 'SU
 
 // ---- Summary facts (summary_facts.go): two dates, A = asOf and B = the NRR opening date. ----
 
-// selectSummaryCharges reads the non-test subscription charges of the covered apps from the charge
+// selectChargeFacts reads the non-test subscription charges of the covered apps from the charge
 // facts (migration 0027: one row per charge with what the derivation stored and its payments, kept
-// at landing) with what decides their states on A and B (METRICS 2.1), computed from the state
-// events and uninstalls on the row (keys toUInt64(occurred_at) * 16 + kind, so the greatest key
-// before end(D) × 16 is the last event before end(D)), with when it ended for good (gone: its first
-// own ending event or its customer's first uninstall from its first activation on,
-// ChargeFacts.Ended; for a charge without events, its row's ended_at), and its payment evidence
-// (METRICS 2.3): the instants and currencies of its payments created in [end(B) − 45 days, end(A)),
-// from end(B) − 395 days for an annual charge (every evidence window on A or B lies there). The
-// charges retired before B's end (the facts' retired day, in the sorting key, so the same in every
-// version) are left out before FINAL: summaryCandidates would drop them. No billing date: a charge
-// before its first billing date (METRICS 2.2) has no payment evidence either, so the date changes a
-// reason, never a paying verdict or an amrCents, and the summary shows no reason. Arguments: end(A)
-// × 16, end(B) × 16, end(A), end(B), then end(B) − 395 days, end(B) − 45 days, end(A) twice,
-// workspace, apps, end(B)'s day, then those of summaryCandidates.
-const selectSummaryCharges = `SELECT key, charge_id, amount_cents, currency, annual, frozen, trial_days, accepted, activated, ended,
-    states_derived, last_a, last_b, first_activated, uninstall_a, uninstall_b, gone, paid_at, paid_currency
+// at landing), through their text copy (0030: the state events, the customer's uninstalls, the
+// payments and, when they differ from the charge's, the payments' currencies as comma-separated
+// text). Go decides from them what decides the charge's states on A and B (METRICS 2.1, charge_text.go):
+// the last state event before end(A) and end(B) (keys toUInt64(occurred_at) * 16 + kind, so the
+// greatest key before end(D) × 16 is the last event before end(D)), when it ended for good (gone:
+// its first own ending event or its customer's first uninstall from its first activation on,
+// ChargeFacts.Ended; for a charge without events, its row's ended_at), which charges can matter
+// (summaryCandidate), and its payment evidence (METRICS 2.3): its payments created in
+// [end(B) − 45 days, end(A)), from end(B) − 395 days for an annual charge (every evidence window on
+// A or B lies there). Searching a handful of numbers per charge in Go costs less than the dozen
+// lambdas per row ClickHouse ran for it (docs/REPORTING_PERFORMANCE.md, "Charge facts as text").
+// The charges retired before B's end (the facts' retired day, in the sorting key, so the same in
+// every version) are left out before FINAL: summaryCandidate would drop them; live is a value of
+// the latest version, so it is tested after FINAL. No billing date: a charge before its first
+// billing date (METRICS 2.2) has no payment evidence either, so the date changes a reason, never a
+// paying verdict or an amrCents, and the summary shows no reason. Arguments: workspace, apps, end(B)'s
+// day (the timeline's: the first point's end).
+const selectChargeFacts = `SELECT ` + customerKeySQL + ` AS key, charge_id, amount_cents, currency, annual, frozen, trial_days,
+    accepted, activated, ended, states_derived, state_events_text, customer_uninstalls_text, payments_text, payment_currencies_text
 FROM (
-    SELECT ` + customerKeySQL + ` AS key, charge_id, live, amount_cents, currency, annual, frozen, trial_days, accepted, activated, ended,
-        states_derived,
-        arrayReduce('max', arrayFilter(k -> k < ?, state_events)) AS last_a,
-        arrayReduce('max', arrayFilter(k -> k < ?, state_events)) AS last_b,
-        toUInt32(intDiv(arrayReduce('min', arrayFilter(k -> k % 16 = 2, state_events)), 16)) AS first_activated,
-        toUInt32(arrayReduce('max', arrayFilter(t -> t < ?, customer_uninstalls))) AS uninstall_a,
-        toUInt32(arrayReduce('max', arrayFilter(t -> t < ?, customer_uninstalls))) AS uninstall_b,
-        if(empty(state_events), ended, toUInt32(intDiv(arrayReduce('min', arrayFilter(k -> k % 16 IN (5, 6, 7), state_events)), 16))) AS own_end,
-        if(first_activated = 0, 0,
-            toUInt32(arrayReduce('min', arrayFilter(t -> t >= first_activated, customer_uninstalls)))) AS uninstall_end,
-        if(own_end = 0, uninstall_end, if(uninstall_end = 0, own_end, least(own_end, uninstall_end))) AS gone,
-        if(annual, ?, ?) AS paid_from,
-        arrayStringConcat(arrayMap(t -> toString(t), arrayFilter(t -> t >= paid_from AND t < ?, payments)), ',') AS paid_at,
-        if(arrayAll(c -> c = currency, payment_currencies), emptyArrayString(),
-            arrayFilter((c, t) -> t >= paid_from AND t < ?, payment_currencies, payments)) AS paid_currency
-    FROM reporting_charge_facts_fine FINAL
+    SELECT public_id, charge_id, live, amount_cents, currency, annual, frozen, trial_days, accepted, activated, ended,
+        states_derived, state_events_text, customer_uninstalls_text, payments_text, payment_currencies_text
+    FROM reporting_charge_facts_text FINAL
     WHERE workspace_id = ? AND app_id IN ? AND retired >= ?
 )
-WHERE live = 1 AND (` + summaryCandidates + `)`
+WHERE live = 1`
 
 // chargeBillingDates are the covered apps' charges' billing dates (epoch seconds, 0 for none), the
 // latest version of each (arguments: workspace, apps; the customer views add their customers).
 const chargeBillingDates = `SELECT public_id, charge_id, ifNull(toUInt32(billing_on), 0) AS billing_on
         FROM reporting_charge_billing FINAL WHERE workspace_id = ? AND app_id IN ?`
-
-// summaryCandidates keeps the charges that can be active or frozen on A or B (arguments end(A) and
-// end(B) twice each), by the rule of METRICS 2.1: a charge whose own last state event is an
-// acceptance or an ending is neither, one without an event before end(D) is in effect only as its
-// row says (step 4), and one the customer's last uninstall ends (at or after its first activation,
-// later in replay order than its own last event) is ended. It also keeps the charges that took
-// effect and ended too recently for their payments to have left every evidence window (argument
-// end(B)): one of them may be what a charge in effect replaced (METRICS 2.3), and a payment is
-// never made after its charge ended. The rest cannot change a paying verdict or an amrCents, so Go
-// never sees them; Go still decides the state of those kept. Rows without stored states are all
-// kept: their events are read separately (selectStateFallback).
-const summaryCandidates = `
-    states_derived = 0
-    OR ((last_a % 16 IN (2, 3, 4) OR (last_a = 0 AND activated > 0 AND activated < ? AND (ended = 0 OR ended >= ?)))
-        AND NOT (first_activated > 0 AND uninstall_a >= first_activated AND toUInt64(uninstall_a) * 16 + 8 > last_a))
-    OR ((last_b % 16 IN (2, 3, 4) OR (last_b = 0 AND activated > 0 AND activated < ? AND (ended = 0 OR ended >= ?)))
-        AND NOT (first_activated > 0 AND uninstall_b >= first_activated AND toUInt64(uninstall_b) * 16 + 8 > last_b))
-    OR ((first_activated > 0 OR activated > 0) AND gone > 0 AND toInt64(gone) >= toInt64(?) - if(annual, 395, 45) * 86400)`
 
 // selectStateFallback computes, from the lifecycle events, what selectSummaryCharges reads from the
 // row for the customers with a charge row written without its states (states_derived = 0): per

@@ -138,7 +138,7 @@ var allNeeds = summaryNeeds{observedSums: true, usageByCustomer: true}
 // view, and the billing blocks (nearly all the work) change only when platform data lands or an
 // exclusion changes.
 var (
-	billingTables = []string{"reporting_charges", "reporting_charge_facts_fine", "reporting_events", "reporting_charge_payments", "reporting_customer_days",
+	billingTables = []string{"reporting_charges", "reporting_charge_facts_text", "reporting_events", "reporting_charge_payments", "reporting_customer_days",
 		"reporting_usage_days", "reporting_observed_days_fine", "customer_exclusions", "reporting_customers"}
 	activityTables = []string{"usage_events", "customer_exclusions", "reporting_customers"}
 	syncTables     = []string{"sync_cursors", "sync_runs"}

@@ -87,7 +87,7 @@ func (c *chunks[T]) at(r rowRef) *T { return &c.all[(r-1)/chunkRows][(r-1)%chunk
 type summaryFacts struct {
 	charges  chunks[summaryChargeRow]
 	fallback []fallbackRow
-	payments chunks[paymentRow] // the charges' payments (selectSummaryCharges)
+	payments chunks[paymentRow] // the charges' payments (selectChargeFacts)
 	usage    chunks[usageRow]
 	// usageTotals are the usage facts per currency, of the customers in scope, when the
 	// customers' own (usage) are not read.
@@ -275,49 +275,57 @@ func (s *Store) readSummaryCharges(ctx context.Context, sc Scope, d summaryDates
 	endA, endB := uint64(epoch(d.A.End())), uint64(epoch(d.B.End()))
 	// B is never after A: every 30-day plan's evidence on either date lies in [end(B) − 45 days,
 	// end(A)); an annual charge's in the year before that.
-	recentFrom := epoch(d.B.End().AddDate(0, 0, -monthlyEvidenceDays))
-	annualFrom := epoch(d.B.End().AddDate(0, 0, -annualEvidenceDays))
-	rows, err := s.conn.Query(ctx, selectSummaryCharges, endA*eventKeyBase, endB*eventKeyBase, endA, endB,
-		annualFrom, recentFrom, endA, endA, sc.WorkspaceID, sc.apps(), epochDay(d.B.End()),
-		endA, endA, endB, endB, endB)
+	recentFrom := uint32(epoch(d.B.End().AddDate(0, 0, -monthlyEvidenceDays)))
+	annualFrom := uint32(epoch(d.B.End().AddDate(0, 0, -annualEvidenceDays)))
+	rows, err := s.conn.Query(ctx, selectChargeFacts, sc.WorkspaceID, sc.apps(), epochDay(d.B.End()))
 	if err != nil {
 		return false, fmt.Errorf("read charges: %w", err)
 	}
 	defer rows.Close()
 	derived = true
 	var (
-		paidText string
-		paidAt   []uint32
-		paidCur  []string
+		row                                       summaryChargeRow
+		arrays                                    chargeArrays
+		events, uninstalls, payments, paymentCurs string
+		annual, frozen, states                    uint8
+		trial                                     uint16
+		accepted, activated, ended                uint32
 	)
 	for rows.Next() {
-		r, _ := out.next()
-		var (
-			annual, frozen, states     uint8
-			trial                      uint16
-			accepted, activated, ended uint32
-		)
-		c := &r.charge
-		if err := rows.Scan(&r.customer, &c.ID, &c.AmountCents, &c.Currency, &annual, &frozen, &trial, &accepted, &activated, &ended,
-			&states, &r.lastA, &r.lastB, &r.first, &r.unA, &r.unB, &r.gone, &paidText, &paidCur); err != nil {
+		row = summaryChargeRow{}
+		c := &row.charge
+		if err := rows.Scan(&row.customer, &c.ID, &c.AmountCents, &c.Currency, &annual, &frozen, &trial, &accepted, &activated, &ended,
+			&states, &events, &uninstalls, &payments, &paymentCurs); err != nil {
 			return false, fmt.Errorf("read charges: %w", err)
 		}
+		arrays.parse(events, uninstalls, payments, paymentCurs)
+		row.derived = states == 1
+		row.lastA, row.lastB = lastBefore(arrays.events, endA*eventKeyBase), lastBefore(arrays.events, endB*eventKeyBase)
+		row.unA, row.unB = lastBefore(arrays.uninstalls, uint32(endA)), lastBefore(arrays.uninstalls, uint32(endB))
+		row.first, row.gone = arrays.ends(ended)
+		if !summaryCandidate(&row, annual == 1, activated, ended, endA, endB) {
+			continue
+		}
 		c.Kind, c.TrialDays = "subscription", int(trial)
+		paidFrom := recentFrom
 		if annual == 1 {
-			c.Interval = Annual
+			c.Interval, paidFrom = Annual, annualFrom
 		}
 		if frozen == 1 {
 			c.Status = "frozen"
 		}
 		c.AcceptedAt, c.ActivatedAt, c.EndedAt = unix(accepted), unix(activated), unix(ended)
-		r.derived = states == 1
-		derived = derived && r.derived
-		paidAt = parseInstants(paidText, paidAt[:0])
-		for i, at := range paidAt {
+		derived = derived && row.derived
+		r, _ := out.next()
+		*r = row
+		for i, at := range arrays.payments {
+			if at < paidFrom || uint64(at) >= endA {
+				continue
+			}
 			p, _ := paid.next()
 			p.customer, p.charge, p.currency, p.a = r.customer, c.ID, c.Currency, at
-			if len(paidCur) > 0 {
-				p.currency = paidCur[i]
+			if len(arrays.currencies) > 0 {
+				p.currency = arrays.currencies[i]
 			}
 			if uint64(at) < endB {
 				p.b = at

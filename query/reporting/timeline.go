@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -213,15 +214,14 @@ func (s *Store) readTimelineFactParts(ctx context.Context, sc Scope, first Date,
 	return charges[:], paid[:], derived[0] && derived[1], nil
 }
 
-// readTimelineFacts reads the charges and their payments (selectTimelineFacts); derived is false
+// readTimelineFacts reads the charges and their payments (selectChargeFacts); derived is false
 // when a row does not carry its states. The rows' arrays are parsed into two shared backing arrays
 // (each row's a capped window of them), and the slices start at the size of the same reading's last
 // answer: a year of charges is tens of thousands of rows, whose growth and allocations cost more CPU
 // than ClickHouse's read.
 func (s *Store) readTimelineFacts(ctx context.Context, sc Scope, first Date, to, recentFrom, annualFrom time.Time) (
 	out []tlRawCharge, paid []tlPaymentRow, derived bool, err error) {
-	rows, err := s.conn.Query(ctx, selectTimelineFacts, epoch(annualFrom), epoch(recentFrom), epoch(to), epoch(to), sc.WorkspaceID,
-		sc.apps(), epochDay(first.End()))
+	rows, err := s.conn.Query(ctx, selectChargeFacts, sc.WorkspaceID, sc.apps(), epochDay(first.End()))
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("read charges: %w", err)
 	}
@@ -244,12 +244,14 @@ func (s *Store) readTimelineFacts(ctx context.Context, sc Scope, first Date, to,
 		keysText       string
 		uninstallsText string
 		paidText       string
+		currencyText   string
 		currencies     []string
+		end            = uint32(epoch(to))
 	)
 	derived = true
 	for rows.Next() {
 		if err := rows.Scan(&customer, &id, &amount, &currency, &annual, &frozen, &trial, &accepted, &activated, &ended,
-			&states, &keysText, &uninstallsText, &paidText, &currencies); err != nil {
+			&states, &keysText, &uninstallsText, &paidText, &currencyText); err != nil {
 			return nil, nil, false, fmt.Errorf("read charges: %w", err)
 		}
 		r := tlRawCharge{customer: customer, derived: states == 1}
@@ -272,7 +274,15 @@ func (s *Store) readTimelineFacts(ctx context.Context, sc Scope, first Date, to,
 		r.uninstalls = uninstallArena[n:len(uninstallArena):len(uninstallArena)]
 		out = append(out, r)
 		n = len(paidArena)
-		paidArena = parseInstants(paidText, paidArena)
+		paidFrom := uint32(epoch(recentFrom))
+		if annual == 1 {
+			paidFrom = uint32(epoch(annualFrom))
+		}
+		currencies = currencies[:0]
+		if currencyText != "" { // payments in another currency than the charge's: rare
+			currencies = append(currencies, strings.Split(currencyText, ",")...)
+		}
+		paidArena, currencies = paymentsIn(parseInstants(paidText, paidArena), n, currencies, paidFrom, end)
 		if at := paidArena[n:len(paidArena):len(paidArena)]; len(currencies) == 0 && len(at) > 0 {
 			paid = append(paid, tlPaymentRow{customer: customer, charge: id, currency: currency, at: at})
 		} else {

@@ -12,9 +12,9 @@ import (
 
 // timelineSQL are the query constants of timeline_sql.go; each must be sent by the test below.
 var timelineSQL = map[string]string{
-	"selectTimelineFacts": selectTimelineFacts, "selectTimelineFallback": selectTimelineFallback,
-	"selectTimelineUsage": selectTimelineUsage,
-	"selectFirstPayments": selectFirstPayments, "observedByDayHead": observedByDayHead, "observedByDayTail": observedByDayTail,
+	"selectTimelineFallback": selectTimelineFallback,
+	"selectTimelineUsage":    selectTimelineUsage,
+	"selectFirstPayments":    selectFirstPayments, "observedByDayHead": observedByDayHead, "observedByDayTail": observedByDayTail,
 	"selectCohortInstalls": selectCohortInstalls, "selectTimelineUsageTotals": selectTimelineUsageTotals,
 	"timelineUsageTotalsTail": timelineUsageTotalsTail, "observedCurrenciesByDayHead": observedCurrenciesByDayHead,
 	"observedOtherCurrencies": observedOtherCurrencies,

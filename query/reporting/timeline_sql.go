@@ -5,32 +5,15 @@ package reporting
 // sql.go hold (ClickHouse 18.16 and current; `?` binding; instants as epoch seconds;
 // timeline_compat_test.go runs each on the current engine).
 
-// selectTimelineFacts reads every non-test subscription charge of the covered apps from the charge
-// facts (migration 0027, kept at landing) with all of its state events (keys toUInt64(occurred_at)
-// * 16 + kind, as the derivation stores them), its customer's uninstalls, so that its state on any
-// date is a search in the arrays (METRICS 2.1), and the payments of the charge that can be evidence
-// on a point (METRICS 2.3): created in [from, end of the last point), from the first point's end −
-// 45 days, − 395 days for an annual charge. Test charges are never paying and never in a lineage
-// (METRICS 1.3, 2.3), so they have no row. The charges retired before the first point's end (the
-// facts' retired day, in the sorting key) are left out before FINAL: on no point can one be in
-// effect or be evidence (sql.go, summaryCandidates). Rows with states_derived = 0 carry no arrays;
-// their events are read by selectTimelineFallback. The arrays reach Go as text (comma-separated
-// numbers): the driver decodes arrays through reflection, at several times the cost of parsing the
-// text (BenchmarkStack's profile). Arguments: annual start, recent start, end of
-// the last point twice, workspace, apps, the first point's end (days since the epoch).
-const selectTimelineFacts = `SELECT key, charge_id, amount_cents, currency, annual, frozen, trial_days, accepted, activated, ended,
-    states_derived, arrayStringConcat(arrayMap(k -> toString(k), state_events), ','),
-    arrayStringConcat(arrayMap(t -> toString(t), customer_uninstalls), ','), paid_at, paid_currency
-FROM (
-    SELECT ` + customerKeySQL + ` AS key, charge_id, live, amount_cents, currency, annual, frozen, trial_days, accepted, activated, ended,
-        states_derived, state_events, customer_uninstalls, if(annual, ?, ?) AS paid_from,
-        arrayStringConcat(arrayMap(t -> toString(t), arrayFilter(t -> t >= paid_from AND t < ?, payments)), ',') AS paid_at,
-        if(arrayAll(c -> c = currency, payment_currencies), emptyArrayString(),
-            arrayFilter((c, t) -> t >= paid_from AND t < ?, payment_currencies, payments)) AS paid_currency
-    FROM reporting_charge_facts_fine FINAL
-    WHERE workspace_id = ? AND app_id IN ? AND retired >= ?
-)
-WHERE live = 1`
+// The timeline engine reads every non-test subscription charge of the covered apps with
+// selectChargeFacts (sql.go): all of its state events and its customer's uninstalls, so that its
+// state on any date is a search in the arrays (METRICS 2.1), and its payments, of which Go keeps
+// those that can be evidence on a point (METRICS 2.3): created in [from, end of the last point),
+// from the first point's end − 45 days, − 395 days for an annual charge. Test charges are never
+// paying and never in a lineage (METRICS 1.3, 2.3), so they have no row. The charges retired before
+// the first point's end (the facts' retired day, in the sorting key) are left out before FINAL: on
+// no point can one be in effect or be evidence (charge_text.go, summaryCandidate). Rows with
+// states_derived = 0 carry no arrays; their events are read by selectTimelineFallback.
 
 // selectTimelineFallback is, for the customers with a charge row written without its states, every
 // state event per charge and (charge ”) every uninstall of the customer, as event keys. A
