@@ -2,7 +2,7 @@ package reporting
 
 import "strings"
 
-// chargeArrays are the arrays of one charge facts row, parsed from the text copy (migration 0030,
+// chargeArrays are the arrays of one charge facts row, parsed from its text copy (migration 0030,
 // reporting_charge_facts_text), with what the reports used to compute from them in ClickHouse
 // (sql.go, selectChargeFacts). Each method gives what its SQL expression gave, 0 standing for
 // "none" as arrayReduce gives it over an empty array. The buffers are reused from row to row.
@@ -11,6 +11,26 @@ type chargeArrays struct {
 	uninstalls []uint32 // the customer's uninstalls
 	payments   []uint32 // the charge's payments' instants
 	currencies []string // each payment's currency; empty when every one is the charge's
+}
+
+// factsText is a row's facts_text (migration 0030: currency|state events|customer
+// uninstalls|payments|payment currencies|charge ID) split into its fields, substrings of it.
+type factsText struct{ currency, events, uninstalls, payments, currencies, chargeID string }
+
+func splitFacts(text string) (f factsText) {
+	f.currency, text, _ = strings.Cut(text, "|")
+	f.events, text, _ = strings.Cut(text, "|")
+	f.uninstalls, text, _ = strings.Cut(text, "|")
+	f.payments, text, _ = strings.Cut(text, "|")
+	f.currencies, f.chargeID, _ = strings.Cut(text, "|")
+	return f
+}
+
+// parseFacts reads a row's facts_text into a, and returns the charge's currency and ID.
+func (a *chargeArrays) parseFacts(text string) (currency, chargeID string) {
+	f := splitFacts(text)
+	a.parse(f.events, f.uninstalls, f.payments, f.currencies)
+	return f.currency, f.chargeID
 }
 
 func (a *chargeArrays) parse(events, uninstalls, payments, currencies string) {

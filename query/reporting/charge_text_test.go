@@ -130,7 +130,10 @@ func TestChargeArraysDecideAsTheSQLDid(t *testing.T) {
 		if slices.ContainsFunc(r.currencies, func(c string) bool { return c != r.currency }) {
 			curText = strings.Join(r.currencies, ",")
 		}
-		arrays.parse(join(r.events), join(r.uninstalls), join(r.paid), curText)
+		text := strings.Join([]string{r.currency, join(r.events), join(r.uninstalls), join(r.paid), curText, fmt.Sprintf("gid://c|%d", id)}, "|")
+		if cur, charge := arrays.parseFacts(text); cur != r.currency || charge != fmt.Sprintf("gid://c|%d", id) {
+			t.Fatalf("facts_text %q: currency %q, charge %q", text, cur, charge)
+		}
 		var got summaryChargeRow
 		got.derived = r.derived == 1
 		got.lastA, got.lastB = lastBefore(arrays.events, uint64(endA)*eventKeyBase), lastBefore(arrays.events, uint64(endB)*eventKeyBase)

@@ -94,9 +94,8 @@ const chargeEventKindSQL = `transform(type, ['SUBSCRIPTION_CHARGE_ACCEPTED', 'SU
 
 // selectChargeFacts reads the non-test subscription charges of the covered apps from the charge
 // facts (migration 0027: one row per charge with what the derivation stored and its payments, kept
-// at landing), through their text copy (0030: the state events, the customer's uninstalls, the
-// payments and, when they differ from the charge's, the payments' currencies as comma-separated
-// text). Go decides from them what decides the charge's states on A and B (METRICS 2.1, charge_text.go):
+// at landing), through their text copy (0030: the charge's currency, state events, customer's uninstalls,
+// payments, the payments' currencies when they differ from the charge's, and ID as one text). Go decides from them what decides the charge's states on A and B (METRICS 2.1, charge_text.go):
 // the last state event before end(A) and end(B) (keys toUInt64(occurred_at) * 16 + kind, so the
 // greatest key before end(D) × 16 is the last event before end(D)), when it ended for good (gone:
 // its first own ending event or its customer's first uninstall from its first activation on,
@@ -111,11 +110,10 @@ const chargeEventKindSQL = `transform(type, ['SUBSCRIPTION_CHARGE_ACCEPTED', 'SU
 // billing date (METRICS 2.2) has no payment evidence either, so the date changes a reason, never a
 // paying verdict or an amrCents, and the summary shows no reason. Arguments: workspace, apps, end(B)'s
 // day (the timeline's: the first point's end).
-const selectChargeFacts = `SELECT ` + customerKeySQL + ` AS key, charge_id, amount_cents, currency, annual, frozen, trial_days,
-    accepted, activated, ended, states_derived, state_events_text, customer_uninstalls_text, payments_text, payment_currencies_text
+const selectChargeFacts = `SELECT ` + customerKeySQL + ` AS key, amount_cents, annual, frozen, trial_days, accepted, activated, ended,
+    states_derived, facts_text
 FROM (
-    SELECT public_id, charge_id, live, amount_cents, currency, annual, frozen, trial_days, accepted, activated, ended,
-        states_derived, state_events_text, customer_uninstalls_text, payments_text, payment_currencies_text
+    SELECT public_id, live, amount_cents, annual, frozen, trial_days, accepted, activated, ended, states_derived, facts_text
     FROM reporting_charge_facts_text FINAL
     WHERE workspace_id = ? AND app_id IN ? AND retired >= ?
 )

@@ -284,21 +284,21 @@ func (s *Store) readSummaryCharges(ctx context.Context, sc Scope, d summaryDates
 	defer rows.Close()
 	derived = true
 	var (
-		row                                       summaryChargeRow
-		arrays                                    chargeArrays
-		events, uninstalls, payments, paymentCurs string
-		annual, frozen, states                    uint8
-		trial                                     uint16
-		accepted, activated, ended                uint32
+		row                        summaryChargeRow
+		arrays                     chargeArrays
+		text                       string
+		annual, frozen, states     uint8
+		trial                      uint16
+		accepted, activated, ended uint32
 	)
 	for rows.Next() {
 		row = summaryChargeRow{}
 		c := &row.charge
-		if err := rows.Scan(&row.customer, &c.ID, &c.AmountCents, &c.Currency, &annual, &frozen, &trial, &accepted, &activated, &ended,
-			&states, &events, &uninstalls, &payments, &paymentCurs); err != nil {
+		if err := rows.Scan(&row.customer, &c.AmountCents, &annual, &frozen, &trial, &accepted, &activated, &ended, &states,
+			&text); err != nil {
 			return false, fmt.Errorf("read charges: %w", err)
 		}
-		arrays.parse(events, uninstalls, payments, paymentCurs)
+		c.Currency, c.ID = arrays.parseFacts(text)
 		row.derived = states == 1
 		row.lastA, row.lastB = lastBefore(arrays.events, endA*eventKeyBase), lastBefore(arrays.events, endB*eventKeyBase)
 		row.unA, row.unB = lastBefore(arrays.uninstalls, uint32(endA)), lastBefore(arrays.uninstalls, uint32(endB))

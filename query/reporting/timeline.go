@@ -233,7 +233,7 @@ func (s *Store) readTimelineFacts(ctx context.Context, sc Scope, first Date, to,
 		uninstallArena = make([]uint32, 0, hint)
 		paidArena      = make([]uint32, 0, 4*hint)
 		customer       customerHash
-		id, currency   string
+		text           string
 		amount         int64
 		annual, frozen uint8
 		states         uint8
@@ -241,22 +241,18 @@ func (s *Store) readTimelineFacts(ctx context.Context, sc Scope, first Date, to,
 		accepted       uint32
 		activated      uint32
 		ended          uint32
-		keysText       string
-		uninstallsText string
-		paidText       string
-		currencyText   string
 		currencies     []string
 		end            = uint32(epoch(to))
 	)
 	derived = true
 	for rows.Next() {
-		if err := rows.Scan(&customer, &id, &amount, &currency, &annual, &frozen, &trial, &accepted, &activated, &ended,
-			&states, &keysText, &uninstallsText, &paidText, &currencyText); err != nil {
+		if err := rows.Scan(&customer, &amount, &annual, &frozen, &trial, &accepted, &activated, &ended, &states, &text); err != nil {
 			return nil, nil, false, fmt.Errorf("read charges: %w", err)
 		}
+		f := splitFacts(text)
 		r := tlRawCharge{customer: customer, derived: states == 1}
 		c := &r.charge
-		c.ID, c.AmountCents, c.Currency = id, amount, currency
+		c.ID, c.AmountCents, c.Currency = f.chargeID, amount, f.currency
 		c.Kind, c.TrialDays = "subscription", int(trial)
 		if annual == 1 {
 			c.Interval = Annual
@@ -267,10 +263,10 @@ func (s *Store) readTimelineFacts(ctx context.Context, sc Scope, first Date, to,
 		c.AcceptedAt, c.ActivatedAt, c.EndedAt = unix(accepted), unix(activated), unix(ended)
 		derived = derived && r.derived
 		n := len(keyArena)
-		keyArena = parseKeys(keysText, keyArena)
+		keyArena = parseKeys(f.events, keyArena)
 		r.keys = keyArena[n:len(keyArena):len(keyArena)]
 		n = len(uninstallArena)
-		uninstallArena = parseInstants(uninstallsText, uninstallArena)
+		uninstallArena = parseInstants(f.uninstalls, uninstallArena)
 		r.uninstalls = uninstallArena[n:len(uninstallArena):len(uninstallArena)]
 		out = append(out, r)
 		n = len(paidArena)
@@ -279,14 +275,14 @@ func (s *Store) readTimelineFacts(ctx context.Context, sc Scope, first Date, to,
 			paidFrom = uint32(epoch(annualFrom))
 		}
 		currencies = currencies[:0]
-		if currencyText != "" { // payments in another currency than the charge's: rare
-			currencies = append(currencies, strings.Split(currencyText, ",")...)
+		if f.currencies != "" { // payments in another currency than the charge's: rare
+			currencies = append(currencies, strings.Split(f.currencies, ",")...)
 		}
-		paidArena, currencies = paymentsIn(parseInstants(paidText, paidArena), n, currencies, paidFrom, end)
+		paidArena, currencies = paymentsIn(parseInstants(f.payments, paidArena), n, currencies, paidFrom, end)
 		if at := paidArena[n:len(paidArena):len(paidArena)]; len(currencies) == 0 && len(at) > 0 {
-			paid = append(paid, tlPaymentRow{customer: customer, charge: id, currency: currency, at: at})
+			paid = append(paid, tlPaymentRow{customer: customer, charge: c.ID, currency: c.Currency, at: at})
 		} else {
-			paid = appendPayments(paid, customer, id, at, currencies)
+			paid = appendPayments(paid, customer, c.ID, at, currencies)
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -1,24 +1,21 @@
 CREATE TABLE IF NOT EXISTS revtrack.reporting_charge_facts_text_local ON CLUSTER revtrack (
-    workspace_id             String,
-    app_id                   String,
-    retired                  UInt32,
-    public_id                String,
-    charge_id                String,
-    live                     UInt8,
-    amount_cents             Int64,
-    currency                 String,
-    annual                   UInt8,
-    frozen                   UInt8,
-    trial_days               UInt16,
-    accepted                 UInt32,
-    activated                UInt32,
-    ended                    UInt32,
-    states_derived           UInt8,
-    state_events_text        String,
-    customer_uninstalls_text String,
-    payments_text            String,
-    payment_currencies_text  String,
-    version                  UInt64
+    workspace_id   String,
+    app_id         String,
+    retired        UInt32,
+    public_id      String,
+    charge_id      String,
+    live           UInt8,
+    amount_cents   Int64,
+    currency       String,
+    annual         UInt8,
+    frozen         UInt8,
+    trial_days     UInt16,
+    accepted       UInt32,
+    activated      UInt32,
+    ended          UInt32,
+    states_derived UInt8,
+    facts_text     String,
+    version        UInt64
 ) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/revtrack/reporting_charge_facts_text_local', '{replica}', version)
 ORDER BY (workspace_id, app_id, retired, public_id, charge_id)
 SETTINGS index_granularity = 1024;
@@ -29,9 +26,10 @@ ENGINE = Distributed(revtrack, revtrack, reporting_charge_facts_text_local, city
 CREATE MATERIALIZED VIEW IF NOT EXISTS revtrack.reporting_charge_facts_text_mv ON CLUSTER revtrack TO revtrack.reporting_charge_facts_text_local AS
 SELECT workspace_id, app_id, retired, public_id, charge_id, live, amount_cents, currency, annual, frozen, trial_days,
     accepted, activated, ended, states_derived,
-    arrayStringConcat(arrayMap(k -> toString(k), state_events), ',') AS state_events_text,
-    arrayStringConcat(arrayMap(t -> toString(t), customer_uninstalls), ',') AS customer_uninstalls_text,
-    arrayStringConcat(arrayMap(t -> toString(t), payments), ',') AS payments_text,
-    if(arrayAll(c -> c = currency, payment_currencies), '', arrayStringConcat(payment_currencies, ',')) AS payment_currencies_text,
+    concat(currency, '|', arrayStringConcat(arrayMap(k -> toString(k), state_events), ','),
+        '|', arrayStringConcat(arrayMap(t -> toString(t), customer_uninstalls), ','),
+        '|', arrayStringConcat(arrayMap(t -> toString(t), payments), ','),
+        '|', if(arrayAll(c -> c = currency, payment_currencies), '', arrayStringConcat(payment_currencies, ',')),
+        '|', charge_id) AS facts_text,
     version
 FROM revtrack.reporting_charge_facts_local;
