@@ -143,7 +143,7 @@ func resetIdx(idx []int, n int) []int {
 
 // customerBreaks are the instants at which c's evaluation can change, sorted (duplicates do no
 // harm): its events and uninstalls, its charges' activation, end and trial end, its payments and
-// the ends of their evidence windows (METRICS 2.1–2.3).
+// the ends of their evidence windows (METRICS 2.1–2.3) that can change it.
 func customerBreaks(c *tlCustomer, out []int64) []int64 {
 	for i := range c.charges {
 		ch := &c.charges[i]
@@ -172,9 +172,15 @@ func customerBreaks(c *tlCustomer, out []int64) []int64 {
 		if j == len(c.charges) {
 			continue // a payment for no charge read (a test charge) is evidence for none
 		}
-		w := ChargeFacts{Charge: &c.charges[j].charge}.window()
-		for _, t := range p.at {
-			out = append(out, t.Unix(), t.Unix()+int64(w)*86400) // whole UTC days: AddDate(0, 0, w)
+		w := int64(ChargeFacts{Charge: &c.charges[j].charge}.window()) * 86400 // whole UTC days: AddDate(0, 0, w)
+		for k, t := range p.at {
+			out = append(out, t.Unix())
+			// A payment's window ends while it is the latest of its entry only when the next one
+			// comes later than that: before then the next is the latest, and fresh, so passing the
+			// end changes nothing (a monthly subscriber's every end but the last).
+			if k+1 == len(p.at) || p.at[k+1].Unix() > t.Unix()+w {
+				out = append(out, t.Unix()+w)
+			}
 		}
 	}
 	slices.Sort(out)
