@@ -117,9 +117,8 @@ func sweepRuns(c *tlCustomer, points []Date, buf *sweepBuffers, visit func(lo, h
 		}
 		next := n
 		if brIdx < len(buf.breaks) {
-			b := buf.breaks[brIdx]
-			for next = i + 1; next < n && buf.endSecs[next] < b; next++ {
-			}
+			j, _ := slices.BinarySearch(buf.endSecs[i+1:], buf.breaks[brIdx])
+			next = i + 1 + j
 		}
 		if st := (pointState{Paying: ev.Paying, AMR: ev.AMRCents, Currency: ev.Currency}); i == 0 || st != run {
 			if i > 0 {
