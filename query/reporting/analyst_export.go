@@ -162,7 +162,7 @@ func (x *exporter) customer(c *tlCustomer, f *movementFacts, points []Date) Cust
 	for i := 1; i < len(points); i++ {
 		a, b := x.states[i-1], x.states[i]
 		for _, cur := range movedCurrencies(a, b) {
-			m := moveOf(a, b, cur, f.firstPaid[c.key][cur], points[i-1].End())
+			m := moveOf(a, b, cur, f.firstPaid.of(c.key, cur), points[i-1].End())
 			if m.kind != "" {
 				out.Movements = append(out.Movements, MRRMovement{Date: points[i], Currency: cur, Kind: m.kind,
 					MovementCents: m.end - m.start, StartCents: m.start, EndCents: m.end})

@@ -163,8 +163,6 @@ func (f *movementFacts) eachMoveOf(customers []*tlCustomer, cs CustomerScope, po
 			continue
 		}
 		sweep(c, points, &buf, func(i int, st pointState) { states[i] = st })
-		var firstPaid map[string]time.Time
-		looked := false
 		for i := 1; i < len(points); i++ {
 			a, b := states[i-1], states[i]
 			if !a.Paying && !b.Paying {
@@ -173,10 +171,7 @@ func (f *movementFacts) eachMoveOf(customers []*tlCustomer, cs CustomerScope, po
 			for _, cur := range movedCurrencies(a, b) {
 				var first time.Time
 				if !(a.Paying && a.Currency == cur) {
-					if !looked {
-						firstPaid, looked = f.firstPaid[c.key], true
-					}
-					first = firstPaid[cur]
+					first = f.firstPaid.of(c.key, cur)
 				}
 				visit(c, i, cur, moveOf(a, b, cur, first, openEnds[i]))
 			}

@@ -62,7 +62,7 @@ type timelineFacts struct {
 	usageTotals []tlUsage
 	// firstPaid is each customer's first payment per currency before the end of the last point,
 	// when asked for (loadTimelineWith).
-	firstPaid map[customerHash]map[string]time.Time
+	firstPaid firstPayments
 	slab      []tlCustomer // where get takes the next customer from
 }
 
@@ -107,7 +107,7 @@ func (s *Store) loadTimelineWith(ctx context.Context, sc Scope, points []Date, u
 		payments [][]tlPaymentRow
 		sales    []tlUsageRow
 	)
-	var firsts map[customerHash]map[string]time.Time
+	var firsts firstPayments
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
 		var derived bool
@@ -250,7 +250,10 @@ func (s *Store) readTimelineFacts(ctx context.Context, sc Scope, first Date, to,
 			return nil, nil, false, fmt.Errorf("read charges: %w", err)
 		}
 		f := splitFacts(text)
-		r := tlRawCharge{customer: customer, derived: states == 1}
+		// Built in place: a row is a few hundred bytes, and copying tens of thousands of them
+		// into the slice cost more than parsing them.
+		out = append(out, tlRawCharge{customer: customer, derived: states == 1})
+		r := &out[len(out)-1]
 		c := &r.charge
 		c.ID, c.AmountCents, c.Currency = f.chargeID, amount, f.currency
 		c.Kind, c.TrialDays = "subscription", int(trial)
@@ -268,7 +271,6 @@ func (s *Store) readTimelineFacts(ctx context.Context, sc Scope, first Date, to,
 		n = len(uninstallArena)
 		uninstallArena = parseInstants(f.uninstalls, uninstallArena)
 		r.uninstalls = uninstallArena[n:len(uninstallArena):len(uninstallArena)]
-		out = append(out, r)
 		n = len(paidArena)
 		paidFrom := uint32(epoch(recentFrom))
 		if annual == 1 {
@@ -313,28 +315,42 @@ func appendPayments(paid []tlPaymentRow, k customerHash, charge string, at []uin
 }
 
 // readFirstPaid reads each customer's first payment per currency before to (selectFirstPayments).
-func (s *Store) readFirstPaid(ctx context.Context, sc Scope, to time.Time) (map[customerHash]map[string]time.Time, error) {
+func (s *Store) readFirstPaid(ctx context.Context, sc Scope, to time.Time) (firstPayments, error) {
 	rows, err := s.conn.Query(ctx, selectFirstPayments, sc.WorkspaceID, sc.apps(), epoch(to))
 	if err != nil {
 		return nil, fmt.Errorf("read first payments: %w", err)
 	}
 	defer rows.Close()
-	out := map[customerHash]map[string]time.Time{}
+	out := make(firstPayments, s.sizeHint("first payments", sc))
 	for rows.Next() {
 		var (
-			k   customerHash
-			cur string
-			at  uint32
+			k  firstPaymentKey
+			at uint32
 		)
-		if err := rows.Scan(&k, &cur, &at); err != nil {
+		if err := rows.Scan(&k.customer, &k.currency, &at); err != nil {
 			return nil, fmt.Errorf("read first payments: %w", err)
 		}
-		if out[k] == nil {
-			out[k] = map[string]time.Time{}
-		}
-		out[k][cur] = unix(at)
+		out[k] = at
 	}
+	s.keepSizeHint("first payments", sc, len(out))
 	return out, rows.Err()
+}
+
+// firstPayments are the customers' first payments per currency (epoch seconds), in one map: a map
+// per customer was tens of thousands of allocations per request.
+type firstPayments map[firstPaymentKey]uint32
+
+type firstPaymentKey struct {
+	customer customerHash
+	currency string
+}
+
+// of is c's first payment in cur, zero when none.
+func (f firstPayments) of(c customerHash, cur string) time.Time {
+	if at, ok := f[firstPaymentKey{c, cur}]; ok {
+		return unix(at)
+	}
+	return time.Time{}
 }
 
 func (s *Store) readTimelineFallback(ctx context.Context, sc Scope) ([]tlFallbackRow, error) {

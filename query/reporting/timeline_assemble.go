@@ -65,7 +65,8 @@ func assembleTimeline(chargeParts [][]tlRawCharge, fallback []tlFallbackRow, pay
 		}
 		slices.Sort(keys)
 		keys = slices.Compact(keys)
-		ch := tlCharge{charge: r.charge, uninstalls: sortedTimes(uninstalls)}
+		c.charges = append(c.charges, tlCharge{charge: r.charge, uninstalls: sortedTimes(uninstalls)}) // in place, as read
+		ch := &c.charges[len(c.charges)-1]
 		var ownEnd time.Time
 		n := len(events)
 		for _, k := range keys {
@@ -82,7 +83,6 @@ func assembleTimeline(chargeParts [][]tlRawCharge, fallback []tlFallbackRow, pay
 			ch.events = events[n:len(events):len(events)]
 		}
 		ch.ended = endedAt(ownEnd, ch.first, ch.uninstalls, r.charge.EndedAt, len(keys) > 0)
-		c.charges = append(c.charges, ch)
 		c.uninstalls = append(c.uninstalls, ch.uninstalls...)
 	}
 	for k, us := range fallbackUninstalls {
