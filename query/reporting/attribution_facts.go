@@ -53,6 +53,13 @@ func (t *attributionTable) addCustomers(f *summaryFacts, ex *exclusions, asOf Da
 	}
 	rows := make([]*AttributionRow, len(customers)) // each customer's row, decided once
 	orphans := map[customerHash]bool{}              // customers without a customer row, counted once
+	rowAt := func(i int32) *AttributionRow {
+		if rows[i] == nil {
+			rows[i] = t.customerRow(&customers[i], track, apps)
+			rows[i].Customers++
+		}
+		return rows[i]
+	}
 	row := func(k customerHash) *AttributionRow {
 		i, ok := index[k]
 		if !ok {
@@ -63,15 +70,11 @@ func (t *attributionTable) addCustomers(f *summaryFacts, ex *exclusions, asOf Da
 			}
 			return r
 		}
-		if rows[i] == nil {
-			rows[i] = t.customerRow(&customers[i], track, apps)
-			rows[i].Customers++
-		}
-		return rows[i]
+		return rowAt(i)
 	}
 	for i := range customers {
 		if ex.admits(ScopeIncluded, customers[i].key) {
-			row(customers[i].key)
+			rowAt(int32(i)) // the customer rows are one per customer (reporting_customers FINAL)
 		}
 	}
 	joined := f.join()
