@@ -141,8 +141,8 @@ GROUP BY acquisition_source_id, acquisition_id`
 // the customer days (migration 0024: each customer's transactions per day and currency,
 // de-duplicated when they landed) hold these sums without a read of every transaction. The key is
 // the customer's public ID's ten bytes (customerKeySQL), also what the rows are grouped by: a
-// fixed-size key groups for less CPU than the ID's string on 18.16. Arguments: from, from, asOf − 29 days,
-// workspace, apps, window start, to (days since the epoch).
+// fixed-size key groups for less CPU than the ID's string on 18.16. Arguments: from, from,
+// asOf − 29 days, workspace, apps, window start, to (days since the epoch).
 const selectCustomerRevenue = `SELECT ` + customerKeySQL + ` AS key, currency, sumIf(transactions, day >= ?) AS in_range,
     sumIf(net_cents, day >= ?) AS net, sum(usage_sales) AS usage_sales, sumIf(usage_gross_cents, day >= ?) AS trailing_gross
 FROM reporting_customer_days FINAL

@@ -68,8 +68,7 @@ HAVING sales > 0`
 // (reactivation) or not (new) (METRICS 3.14), and the cohorts by first payment. Every sale counts,
 // of whatever charge (a test charge's, one without a row), so it is not read from the charge facts.
 // A duplicate changes no minimum. Grouped by the fixed-size key rather than the public ID's
-// string (15 % less CPU on 18.16). Arguments: workspace,
-// apps, the end of the last point.
+// string (15 % less CPU on 18.16). Arguments: workspace, apps, the end of the last point.
 const selectFirstPayments = `SELECT ` + customerKeySQL + ` AS key, currency, min(toUInt32(created_at))
 FROM reporting_charge_payments
 WHERE workspace_id = ? AND app_id IN ? AND created_at < toDateTime(?)
